@@ -1,0 +1,15 @@
+"""tilecast: exact, fast 2D ray casting in tile-based and polygon worlds.
+
+The public API is re-exported here; see the README and ``DESIGN.md`` for the
+contract. Heavy optional dependencies (Pillow, pygame, map loaders) are only
+imported by the functions that need them.
+"""
+
+from tilecast.grid import Grid
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Grid",
+    "__version__",
+]
