@@ -6,10 +6,18 @@ imported by the functions that need them.
 """
 
 from tilecast.grid import Grid
+from tilecast.raycast import Hit, line_of_sight, raycast, raycast_all
+from tilecast.traverse import Step, traverse
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Grid",
+    "Hit",
+    "Step",
     "__version__",
+    "line_of_sight",
+    "raycast",
+    "raycast_all",
+    "traverse",
 ]
