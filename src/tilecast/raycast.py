@@ -129,9 +129,8 @@ def _cast(
         if not on_map(i, j):
             return
     if not on_map(i, j) and not outside_solid:
-        if gone(i, j):
+        if gone(i, j) or not _seek_map_entry(walker, cols, rows):
             return
-        _seek_map_entry(walker, cols, rows)
 
     x_normal = (float(-sx), 0.0)
     y_normal = (0.0, float(-sy))
@@ -176,10 +175,23 @@ def _cast(
             return
 
 
-def _seek_map_entry(walker: TileWalker, cols: int, rows: int) -> None:
-    """Jump a ray that starts off the map to just before it enters the map box."""
+def _seek_map_entry(walker: TileWalker, cols: int, rows: int) -> bool:
+    """Jump a ray that starts off the map to just before it enters the map box.
+
+    Returns False (and leaves the walker alone) when the ray misses the map:
+    it leaves the map's span on one axis strictly before it enters the span
+    of the other. Passing exactly through a corner of the map is not a miss
+    (the shoulder on the map may block).
+    """
+    sx, sy = walker.sx, walker.sy
     x_line = 0 if walker.i < 0 else (cols if walker.i >= cols else None)
     y_line = 0 if walker.j < 0 else (rows if walker.j >= rows else None)
+    x_exit = cols if sx > 0 else 0
+    y_exit = rows if sy > 0 else 0
+    if y_line is not None and sx != 0 and walker.order(x_exit, y_line) < 0:
+        return False
+    if x_line is not None and sy != 0 and walker.order(x_line, y_exit) > 0:
+        return False
     if x_line is not None and y_line is not None:
         # Enter at the later of the two crossings; a float misjudgement here
         # only seeks less far (the walk then steps the rest exactly).
@@ -191,6 +203,7 @@ def _seek_map_entry(walker: TileWalker, cols: int, rows: int) -> None:
         walker.seek_x(x_line)
     elif y_line is not None:
         walker.seek_y(y_line)
+    return True
 
 
 def _validated(
@@ -387,7 +400,8 @@ def line_of_sight(grid: Grid, a: Any, b: Any, *, diagonal_gaps: str = "block_if_
             if _misses_map(i, j, sx, sy, i_last, j_last, cols, rows):
                 return True
             before = (i, j)
-            _seek_map_entry(walker, cols, rows)
+            if not _seek_map_entry(walker, cols, rows):
+                return True
             if (walker.i, walker.j) != before:
                 continue
         if x_left > 0 and y_left > 0:

@@ -1,0 +1,218 @@
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from oracle import line_of_sight_oracle, raycast_all_oracle
+from strategies import directions, grids, points
+
+from tilecast import Grid, Hit, line_of_sight, raycast, raycast_all
+
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+GAPS = ["block_if_both", "block_if_either", "open"]
+H = 1 / math.sqrt(2)
+
+
+@st.composite
+def ray_cases(draw):
+    grid = draw(grids())
+    origin = draw(points(grid))
+    direction = draw(directions(grid))
+    max_distance = draw(
+        st.sampled_from([math.inf, 0.0, 1.0, 2.5]) | st.floats(0.0, 50.0, allow_nan=False)
+    )
+    gaps = draw(st.sampled_from(GAPS))
+    ignore_start = draw(st.booleans())
+    return grid, origin, direction, max_distance, gaps, ignore_start
+
+
+def _close(a, b):
+    return all(math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-9) for x, y in zip(a, b, strict=True))
+
+
+@SETTINGS
+@given(ray_cases())
+def test_raycast_all_matches_exact_oracle(case):
+    grid, origin, direction, max_distance, gaps, ignore_start = case
+    hits = raycast_all(
+        grid, origin, direction, max_distance, diagonal_gaps=gaps, ignore_start=ignore_start
+    )
+    expected = raycast_all_oracle(grid, origin, direction, max_distance, gaps, ignore_start)
+    assert [h.cell for h in hits] == [e[0] for e in expected]
+    for hit, (cell, kind, distance, point) in zip(hits, expected, strict=True):
+        assert hit.inside == (kind == "inside")
+        assert hit.distance == distance  # same float64 formula
+        assert _close(hit.point, point)
+        assert hit.distance <= max_distance
+        if kind == "inside":
+            assert hit.normal == (0.0, 0.0) and hit.point == origin
+        elif kind == "corner":
+            assert abs(hit.normal[0]) == pytest.approx(H) and abs(hit.normal[1]) == pytest.approx(H)
+        else:
+            assert sum(abs(c) for c in hit.normal) == 1.0
+        # the normal points back against the ray
+        assert hit.normal[0] * direction[0] + hit.normal[1] * direction[1] <= 0.0
+
+
+@SETTINGS
+@given(ray_cases())
+def test_raycast_is_first_of_raycast_all(case):
+    grid, origin, direction, max_distance, gaps, ignore_start = case
+    kwargs = {"diagonal_gaps": gaps, "ignore_start": ignore_start}
+    first = raycast(grid, origin, direction, max_distance, **kwargs)
+    every = raycast_all(grid, origin, direction, max_distance, **kwargs)
+    assert first == (every[0] if every else None)
+    assert raycast_all(grid, origin, direction, max_distance, max_results=2, **kwargs) == every[:2]
+
+
+@st.composite
+def segment_cases(draw):
+    grid = draw(grids())
+    return grid, draw(points(grid)), draw(points(grid)), draw(st.sampled_from(GAPS))
+
+
+@SETTINGS
+@given(segment_cases())
+def test_line_of_sight_matches_oracle_and_is_symmetric(case):
+    grid, a, b, gaps = case
+    seen = line_of_sight(grid, a, b, diagonal_gaps=gaps)
+    assert seen == line_of_sight_oracle(grid, a, b, gaps)
+    assert seen == line_of_sight(grid, b, a, diagonal_gaps=gaps)
+
+
+# ------------------------------------------------------------- worked cases
+def test_hit_fields_on_a_face():
+    grid = Grid([[0, 0, 1]], tile_size=(2.0, 1.0), origin=(10.0, 0.0))
+    hit = raycast(grid, (11.0, 0.5), (3.0, 0.0))
+    assert hit == Hit((14.0, 0.5), (-1.0, 0.0), 3.0, (2, 0), False)
+
+
+def test_start_inside_and_ignore_start():
+    grid = Grid([[1, 0, 1]])
+    assert raycast(grid, (0.5, 0.5), (1.0, 0.0)) == Hit((0.5, 0.5), (0.0, 0.0), 0.0, (0, 0), True)
+    hit = raycast(grid, (0.5, 0.5), (1.0, 0.0), ignore_start=True)
+    assert hit.cell == (2, 0) and hit.distance == 1.5 and not hit.inside
+    # leaving a wall cell backwards leaves the map
+    assert raycast(grid, (0.5, 0.5), (-1.0, 0.0), ignore_start=True) is None
+
+
+def test_max_distance_is_inclusive():
+    grid = Grid([[0, 1]])
+    assert raycast(grid, (0.5, 0.5), (1.0, 0.0), 0.5).distance == 0.5
+    assert raycast(grid, (0.5, 0.5), (1.0, 0.0), 0.4999999) is None
+    assert raycast(grid, (0.5, 0.5), (2.0, 0.0), max_distance=0.5) is not None
+
+
+@pytest.mark.parametrize(
+    ("gaps", "both", "one"),
+    [
+        ("block_if_both", (2, 1), None),
+        ("block_if_either", (2, 1), (1, 2)),
+        ("open", None, None),
+    ],
+)
+def test_diagonal_gap_policies(gaps, both, one):
+    # two walls touching at the lattice point (2, 2); a ray along the diagonal
+    grid = Grid([[0, 0, 0, 0], [0, 0, 1, 0], [0, 1, 0, 0], [0, 0, 0, 0]])
+    hit = raycast(grid, (0.5, 0.5), (1.0, 1.0), diagonal_gaps=gaps)
+    assert (hit.cell if hit else None) == both
+    if hit:
+        assert hit.point == (2.0, 2.0) and hit.normal == pytest.approx((-H, -H))
+    # a single pillar corner: only block_if_either stops the ray
+    pillar = Grid([[0, 0, 0, 0], [0, 0, 0, 0], [0, 1, 0, 0], [0, 0, 0, 0]])
+    hit = raycast(pillar, (0.5, 0.5), (1.0, 1.0), diagonal_gaps=gaps)
+    assert (hit.cell if hit else None) == one
+
+
+def test_ray_never_leaks_between_walls_touching_at_a_corner():
+    grid = Grid([[0, 1], [1, 0]])
+    assert raycast(grid, (0.25, 0.25), (1.0, 1.0)).point == (1.0, 1.0)
+    assert not line_of_sight(grid, (0.5, 0.5), (1.5, 1.5))
+    assert line_of_sight(grid, (0.5, 0.5), (1.5, 1.5), diagonal_gaps="open")
+
+
+def test_grazing_along_a_face_does_not_hit():
+    grid = Grid([[0, 0, 0], [1, 1, 1], [0, 0, 0]])
+    # along y = 1, the top face of the wall row: occupies row 1 (half-open side)
+    assert raycast(grid, (0.5, 1.0), (1.0, 0.0)).cell == (0, 1)
+    # along y = 1 from the left, coming from outside, enters row 1 cells
+    grid2 = Grid([[0, 0, 0], [0, 0, 0], [1, 1, 1]])
+    # along the line y = 2 going left, starting at x = 3: occupies row 2 -> hits (2, 2)
+    assert raycast(grid2, (3.0, 2.0), (-1.0, 0.0)).cell == (2, 2)
+    # along y = 2 but approaching from above: the ray y=2-eps never hits row 2
+    assert raycast(grid2, (0.5, 1.5), (1.0, 0.0)) is None
+
+
+def test_outside_solid_stops_at_the_border():
+    grid = Grid([[0, 0], [0, 0]], outside="solid")
+    hit = raycast(grid, (0.5, 0.5), (-1.0, 0.0))
+    assert hit.cell == (-1, 0) and hit.point == (0.0, 0.5) and hit.normal == (1.0, 0.0)
+    hit = raycast(grid, (5.0, 5.0), (-1.0, -1.0))
+    assert hit.inside and hit.cell == (4, 4)  # occupied just after the start
+    assert [h.cell for h in raycast_all(grid, (5.0, 0.5), (-1.0, 0.0))] == [(4, 0)]
+    all_hits = raycast_all(grid, (0.5, 0.5), (1.0, 0.0))
+    assert [h.cell for h in all_hits] == [(2, 0)]
+
+
+def test_ray_from_far_away_reaches_the_map_without_walking():
+    grid = Grid([[0, 1], [0, 0]])
+    hit = raycast(grid, (-1e15, 0.5), (1.0, 0.0))
+    assert hit.cell == (1, 0) and hit.distance == 1e15 + 1
+    hit = raycast(grid, (-1e12, -1e12 + 0.5), (1.0, 1.0))
+    assert hit is None or hit.cell[0] >= 0
+    assert raycast(grid, (-1e15, 5.0), (1.0, 0.0)) is None  # passes below the map
+    assert raycast(grid, (-5.0, 0.5), (-1.0, 0.0)) is None  # moving away
+    assert line_of_sight(grid, (-1e15, 0.5), (0.5, 0.5))
+    assert not line_of_sight(grid, (-1e15, 0.5), (1e15, 0.5))
+
+
+def test_tiny_direction_gives_finite_distances():
+    grid = Grid([[0, 0, 1]])
+    hit = raycast(grid, (0.5, 0.5), (1e-300, 0.0))
+    # t = 1.5 / d and distance = t * |d| round once each: within 2 ulps of 1.5
+    assert hit.distance == pytest.approx(1.5, rel=5e-16) and hit.point == (2.0, 0.5)
+    hit = raycast(grid, (0.5, 0.5), (5e-324, 0.0))
+    assert hit.distance == 1.5
+
+
+def test_raycast_all_reports_both_shoulders_and_goes_on():
+    grid = Grid([[0, 0, 0, 0], [0, 0, 1, 0], [0, 1, 0, 0], [0, 0, 0, 1]])
+    hits = raycast_all(grid, (0.5, 0.5), (1.0, 1.0))
+    assert [h.cell for h in hits] == [(2, 1), (1, 2), (3, 3)]
+    assert hits[0].distance == hits[1].distance
+
+
+def test_line_of_sight_end_cells_do_not_block():
+    grid = Grid([[1, 0, 1]], outside="solid")
+    assert line_of_sight(grid, (0.5, 0.5), (2.5, 0.5))
+    assert line_of_sight(grid, (0.5, 0.5), (0.7, 0.5))
+    assert not line_of_sight(grid, (-0.5, 0.5), (1.5, 0.5))  # (0, 0) is between
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "match"),
+    [
+        (lambda g: raycast(g, (0.0, 0.0), (0.0, 0.0)), ValueError, "direction"),
+        (lambda g: raycast(g, (math.nan, 0.0), (1.0, 0.0)), ValueError, "origin"),
+        (lambda g: raycast(g, (0.0, 0.0), (math.inf, 0.0)), ValueError, "direction"),
+        (lambda g: raycast(g, (0.0, 0.0), (1.0, 0.0), -1.0), ValueError, "max_distance"),
+        (lambda g: raycast(g, (0.0, 0.0), (1.0, 0.0), math.nan), ValueError, "max_distance"),
+        (lambda g: raycast(g, (0.0, 0.0), (1.0, 0.0), "far"), TypeError, "max_distance"),
+        (
+            lambda g: raycast(g, (0.0, 0.0), (1.0, 0.0), diagonal_gaps="closed"),
+            ValueError,
+            "diagonal_gaps",
+        ),
+        (lambda g: raycast(g, (0.0, 0.0), (1.0, 0.0), ignore_start=1), TypeError, "ignore_start"),
+        (lambda g: raycast(np.zeros((2, 2)), (0.0, 0.0), (1.0, 0.0)), TypeError, "grid"),
+        (lambda g: raycast(g, (0.0, 0.0, 0.0), (1.0, 0.0)), ValueError, "origin"),
+        (lambda g: raycast_all(g, (0.0, 0.0), (1.0, 0.0), max_results=-1), ValueError, "max_results"),
+        (lambda g: raycast_all(g, (0.0, 0.0), (1.0, 0.0), max_results=1.5), TypeError, "max_results"),
+        (lambda g: line_of_sight(g, (0.0, 0.0), (1.0, math.nan)), ValueError, "b"),
+        (lambda g: line_of_sight(g, (0.0, 0.0), (1.0, 0.0), diagonal_gaps="x"), ValueError, "gaps"),
+    ],
+)
+def test_bad_input_names_the_argument(call, error, match):
+    with pytest.raises(error, match=match):
+        call(Grid([[0, 1]]))
