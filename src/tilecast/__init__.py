@@ -5,6 +5,7 @@ contract. Heavy optional dependencies (Pillow, pygame, map loaders) are only
 imported by the functions that need them.
 """
 
+from tilecast.fov import fov, fov_many
 from tilecast.grid import Grid
 
 __version__ = "0.1.0"
@@ -12,4 +13,6 @@ __version__ = "0.1.0"
 __all__ = [
     "Grid",
     "__version__",
+    "fov",
+    "fov_many",
 ]
