@@ -102,9 +102,11 @@ def fov(
     _check_grid(grid)
     ox, oy = _check_origin(grid, "origin_cell", _as_cell("origin_cell", origin_cell))
     code, bound = _range_limit(grid, radius, metric)
-    out = np.zeros(grid.shape, dtype=np.bool_)
-    _kernel.fov_into(grid.solid, out, ox, oy, code, bound)
-    return out
+    rows, cols = grid.shape
+    # np.zeros is lazily zeroed by the OS: pages the scan never writes cost nothing.
+    out = np.zeros(rows * cols, dtype=np.bool_)
+    _kernel.fov_into(grid.solid.reshape(-1), out, rows, cols, ox, oy, code, bound)
+    return out.reshape(rows, cols)
 
 
 def fov_many(
@@ -154,10 +156,11 @@ def fov_many(
     for cell in origins:
         _check_origin(grid, "origin_cells", (int(cell[0]), int(cell[1])))
     code, bound = _range_limit(grid, radius, metric)
-    out = np.zeros(grid.shape, dtype=np.bool_)
+    rows, cols = grid.shape
+    out = np.zeros(rows * cols, dtype=np.bool_)
     if len(origins):
-        _kernel.fov_many_into(grid.solid, out, origins, code, bound)
-    return out
+        _kernel.fov_many_into(grid.solid.reshape(-1), out, rows, cols, origins, code, bound)
+    return out.reshape(rows, cols)
 
 
 # ------------------------------------------------------------------ validation

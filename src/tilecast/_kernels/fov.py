@@ -17,8 +17,13 @@ give exactly the same mask. Differences from the reference, all for speed:
   the unlimited one restricted to the range. Nothing outside the range box is
   read or written.
 
+- The maps are passed flat (C order, cell ``(x, y)`` at ``y * cols + x``):
+  a row of a quadrant is then a run with a fixed step, and every cell
+  strictly inside a row's column range passes the ``is_symmetric`` test,
+  so the visible cells of a row are written as one run.
+
 Validation happens in ``tilecast.fov``: the kernels trust their input
-(origin on the map, ``out`` all False and of the map's shape).
+(origin on the map, ``solid`` and ``out`` flat views of ``rows * cols``).
 """
 
 from __future__ import annotations
@@ -62,25 +67,32 @@ def _half_width(depth, metric, bound, unlimited):
 
 
 @njit(cache=True)
-def _scan_quadrant(solid, out, ox, oy, quadrant, metric, bound):
-    rows, cols = solid.shape
+def _scan_quadrant(solid, out, rows, cols, ox, oy, quadrant, metric, bound):
+    # solid and out are the flat (C-order) map arrays, cell (x, y) at y*cols + x.
     # Quadrant frame: depth d >= 1 away from the origin, column c sideways.
     # north: (x, y) = (ox + c, oy - d); south: (ox + c, oy + d);
     # east: (ox + d, oy + c); west: (ox - d, oy + c).
+    # Cell (d, c) is at flat index row_base + c * step, row_base moving by
+    # depth_step per depth.
     if quadrant == 0:
         max_depth, lo, hi = oy, -ox, cols - 1 - ox
+        depth_step, step = -cols, 1
     elif quadrant == 1:
         max_depth, lo, hi = rows - 1 - oy, -ox, cols - 1 - ox
+        depth_step, step = cols, 1
     elif quadrant == 2:
         max_depth, lo, hi = cols - 1 - ox, -oy, rows - 1 - oy
+        depth_step, step = 1, cols
     else:
         max_depth, lo, hi = ox, -oy, rows - 1 - oy
+        depth_step, step = -1, cols
     if max_depth < 1:
         return
     unlimited = rows + cols
-    # A sector row per entry: start_num, start_den, end_num, end_den.
-    # Each pushed sector owns at least one floor cell of the depth before,
-    # so one depth never holds more than hi - lo + 1 of them.
+    # A sector per entry: start_num, start_den, end_num, end_den.
+    # Each pushed sector owns a floor cell of the depth before and the
+    # sectors of one depth cover disjoint columns, so one depth never holds
+    # more than hi - lo + 1 of them.
     cap = hi - lo + 2
     current = np.empty((cap, 4), dtype=np.int64)
     following = np.empty((cap, 4), dtype=np.int64)
@@ -90,10 +102,12 @@ def _scan_quadrant(solid, out, ox, oy, quadrant, metric, bound):
     current[0, 3] = 1
     n_current = 1
     depth = 1
+    row_base = oy * cols + ox
     while n_current > 0 and depth <= max_depth:
         width = _half_width(depth, metric, bound, unlimited)
         if width < 0:
             break
+        row_base += depth_step
         col_lo = max(lo, -width)
         col_hi = min(hi, width)
         n_following = 0
@@ -103,67 +117,70 @@ def _scan_quadrant(solid, out, ox, oy, quadrant, metric, bound):
             end_num = current[s, 2]
             end_den = current[s, 3]
             # round_ties_up(depth * start) and round_ties_down(depth * end).
-            a = 2 * depth * start_num
-            first = (a + start_den) // (2 * start_den)
-            b = 2 * depth * end_num
-            last = -((end_den - b) // (2 * end_den))
+            first = (2 * depth * start_num + start_den) // (2 * start_den)
+            last = -((end_den - 2 * depth * end_num) // (2 * end_den))
             if first < col_lo:
                 first = col_lo
             if last > col_hi:
                 last = col_hi
-            prev = -1  # -1 no cell yet, 0 floor, 1 wall
-            for col in range(first, last + 1):
-                if quadrant == 0:
-                    x = ox + col
-                    y = oy - depth
-                elif quadrant == 1:
-                    x = ox + col
-                    y = oy + depth
-                elif quadrant == 2:
-                    x = ox + depth
-                    y = oy + col
-                else:
-                    x = ox - depth
-                    y = oy + col
-                if solid[y, x]:
-                    # A wall is seen whenever the sector touches it.
-                    out[y, x] = True
-                    if prev == 0:
-                        following[n_following, 0] = start_num
-                        following[n_following, 1] = start_den
-                        following[n_following, 2] = 2 * col - 1
-                        following[n_following, 3] = 2 * depth
-                        n_following += 1
-                    prev = 1
-                else:
-                    # A floor cell is seen when its centre lies in the sector.
-                    if col * start_den >= depth * start_num and col * end_den <= depth * end_num:
-                        out[y, x] = True
-                    if prev == 1:
+            if first > last:
+                continue
+            # Walls in range are always seen. Floor cells are seen when their
+            # centre is in the sector (is_symmetric), which every cell strictly
+            # between first and last passes: only the two ends need the test
+            # (a start slope moved inside the row stays half a cell behind).
+            seen_first = first
+            if not solid[row_base + first * step] and first * start_den < depth * start_num:
+                seen_first = first + 1
+            seen_last = last
+            if not solid[row_base + last * step] and last * end_den > depth * end_num:
+                seen_last = last - 1
+            for index in range(row_base + seen_first * step, row_base + seen_last * step + 1, step):
+                out[index] = True
+            # Split the sector at each run of walls: the part before a run
+            # goes on to the next depth, the part after starts at its end.
+            col = first
+            index = row_base + first * step
+            while col <= last:
+                if solid[index]:
+                    col += 1
+                    index += step
+                    while col <= last and solid[index]:
+                        col += 1
+                        index += step
+                    if col <= last:
                         start_num = 2 * col - 1
                         start_den = 2 * depth
-                    prev = 0
-            if prev == 0:
-                following[n_following, 0] = start_num
-                following[n_following, 1] = start_den
-                following[n_following, 2] = end_num
-                following[n_following, 3] = end_den
-                n_following += 1
+                else:
+                    col += 1
+                    index += step
+                    while col <= last and not solid[index]:
+                        col += 1
+                        index += step
+                    following[n_following, 0] = start_num
+                    following[n_following, 1] = start_den
+                    if col <= last:
+                        following[n_following, 2] = 2 * col - 1
+                        following[n_following, 3] = 2 * depth
+                    else:
+                        following[n_following, 2] = end_num
+                        following[n_following, 3] = end_den
+                    n_following += 1
         current, following = following, current
         n_current = n_following
         depth += 1
 
 
 @njit(cache=True)
-def fov_into(solid, out, ox, oy, metric, bound):
-    """Mark in ``out`` the cells visible from cell ``(ox, oy)`` of ``solid``."""
-    out[oy, ox] = True
+def fov_into(solid, out, rows, cols, ox, oy, metric, bound):
+    """Mark in flat ``out`` the cells visible from cell ``(ox, oy)`` of flat ``solid``."""
+    out[oy * cols + ox] = True
     for quadrant in range(4):
-        _scan_quadrant(solid, out, ox, oy, quadrant, metric, bound)
+        _scan_quadrant(solid, out, rows, cols, ox, oy, quadrant, metric, bound)
 
 
 @njit(cache=True)
-def fov_many_into(solid, out, origins, metric, bound):
-    """Mark in ``out`` the cells visible from any origin of ``origins`` (N, 2)."""
+def fov_many_into(solid, out, rows, cols, origins, metric, bound):
+    """Mark in flat ``out`` the cells visible from any origin of ``origins`` (N, 2)."""
     for k in range(origins.shape[0]):
-        fov_into(solid, out, origins[k, 0], origins[k, 1], metric, bound)
+        fov_into(solid, out, rows, cols, origins[k, 0], origins[k, 1], metric, bound)
