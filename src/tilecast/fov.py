@@ -46,7 +46,7 @@ def fov(
     *,
     metric: str = "euclidean",
 ) -> np.ndarray:
-    """Return the cells visible from one cell, by symmetric shadowcasting.
+    r"""Return the cells visible from one cell, by symmetric shadowcasting.
 
     Parameters
     ----------
@@ -92,7 +92,7 @@ def fov(
     ...         "......"]
     >>> grid = Grid([[c == "#" for c in row] for row in rows])
     >>> mask = fov(grid, (0, 1))
-    >>> print("\\n".join("".join("*" if v else "." for v in row) for row in mask))
+    >>> print("\n".join("".join("*" if v else "." for v in row) for row in mask))
     *****.
     ***...
     *****.
