@@ -377,6 +377,9 @@ def test_metric_shapes_on_an_open_map():
     assert int(fov(grid, (15, 15), 0).sum()) == 1
     assert fov(grid, (15, 15), 1000).all()
     assert fov(grid, (15, 15), math.inf).all()
+    assert fov(grid, (15, 15), 10**400).all()
+    assert fov(grid, (15, 15), np.int64(2**62), metric="euclidean").all()
+    assert int(fov(grid, (15, 15), np.uint8(7), metric="chebyshev").sum()) == (2 * r + 1) ** 2
 
 
 def test_long_maps():
@@ -423,7 +426,7 @@ def test_bad_input():
     for cell in [(0.5, 0), "ab", (1, 2, 3), 3, (True, 0), None]:
         with pytest.raises(TypeError, match="origin_cell"):
             fov(grid, cell)
-    for radius in [-1, -0.5, math.nan, -math.inf]:
+    for radius in [-1, -0.5, math.nan, -math.inf, -(10**400), np.int64(-3)]:
         with pytest.raises(ValueError, match="radius"):
             fov(grid, (0, 0), radius)
     for radius in ["3", True, (1,), 1j]:

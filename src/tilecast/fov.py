@@ -153,8 +153,15 @@ def fov_many(
     """
     _check_grid(grid)
     origins = _as_cell_array("origin_cells", origin_cells)
-    for cell in origins:
-        _check_origin(grid, "origin_cells", (int(cell[0]), int(cell[1])))
+    off_map = (
+        (origins[:, 0] < 0)
+        | (origins[:, 0] >= grid.cols)
+        | (origins[:, 1] < 0)
+        | (origins[:, 1] >= grid.rows)
+    )
+    if off_map.any():
+        bad = origins[int(np.argmax(off_map))]
+        _check_origin(grid, "origin_cells", (int(bad[0]), int(bad[1])))
     code, bound = _range_limit(grid, radius, metric)
     rows, cols = grid.shape
     out = np.zeros(rows * cols, dtype=np.bool_)
@@ -190,6 +197,11 @@ def _range_limit(grid: Grid, radius: Any, metric: Any) -> tuple[int, int]:
     metric = as_choice("metric", metric, FOV_METRICS)
     if radius is None:
         return _kernel.METRIC_NONE, 0
+    if isinstance(radius, int | np.integer) and not isinstance(radius, bool | np.bool_):
+        # Python ints may be too big for a float; decide on the int itself.
+        if radius < 0:
+            raise ValueError(f"radius must be non-negative, got {radius!r}")
+        radius = min(int(radius), grid.rows + grid.cols)
     value = as_nonnegative_float("radius", radius, allow_inf=True)
     # Every cell of the map lies within rows + cols of any other, in all three
     # metrics: a larger radius is no limit (and keeps the kernel's integers small).
