@@ -5,6 +5,7 @@ contract. Heavy optional dependencies (Pillow, pygame, map loaders) are only
 imported by the functions that need them.
 """
 
+from tilecast.fov import fov, fov_many
 from tilecast.grid import Grid
 from tilecast.raycast import Hit, line_of_sight, raycast, raycast_all
 from tilecast.traverse import Step, traverse
@@ -16,8 +17,49 @@ __all__ = [
     "Hit",
     "Step",
     "__version__",
+from tilecast.fov import fov, fov_many
+from tilecast.geometry import (
+    circle_tangents,
+    orientation,
+    point_in_polygon,
+    ray_circle,
+    ray_segment,
+    segment_segment,
+)
+from tilecast.grid import Grid
+from tilecast.lines import line, lines
+from tilecast.raycast import Hit, line_of_sight, raycast, raycast_all
+from tilecast.regions import circle_intersects_rect, tiles_in_circle, tiles_in_rect
+from tilecast.spatial_hash import RayContact, SpatialHash
+from tilecast.traverse import Step, traverse
+from tilecast.visibility import visibility_polygon, wall_segments
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Grid",
+    "Hit",
+    "RayContact",
+    "SpatialHash",
+    "Step",
+    "__version__",
+    "circle_intersects_rect",
+    "circle_tangents",
+    "fov",
+    "fov_many",
+    "line",
     "line_of_sight",
+    "lines",
+    "orientation",
+    "point_in_polygon",
+    "ray_circle",
+    "ray_segment",
     "raycast",
     "raycast_all",
+    "segment_segment",
+    "tiles_in_circle",
+    "tiles_in_rect",
     "traverse",
+    "visibility_polygon",
+    "wall_segments",
 ]

@@ -1,0 +1,196 @@
+"""Field of view: tilecast.fov against tcod.map.compute_fov, side by side.
+
+Run ``python benchmarks/fov.py`` (``--quick`` for a short run). Needs ``tcod``.
+
+Workloads (shared benchmark README): 500 x 500 and 2000 x 2000 maps, open and
+30 % random walls (``default_rng(12345).random((n, n)) >= 0.3`` is floor),
+origin at the centre, radius unlimited and 20. Both sides start from their
+map as the user keeps it (tcod: the numpy transparency array; tilecast: a
+``Grid`` built once) and end with a numpy bool mask of the map; tilecast's
+"with Grid()" column also builds the Grid from the numpy array in every call.
+Systems are interleaved (A B A B ...) and each figure is the median over
+repeats of a batch of calls; the machine is shared and noisy, so read the
+ratios, not the absolute times.
+
+The second part counts, over every floor origin of a 64 x 64 map with 30 %
+walls, where tcod's FOV_SYMMETRIC_SHADOWCAST differs from tilecast (Ford's
+published algorithm), how often tcod's mask changes when the map is mirrored,
+and how many floor pairs it sees one way only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+
+import numpy as np
+import tcod.constants
+import tcod.map
+
+from tilecast import Grid, fov
+
+TCOD_OTHERS = {
+    "BASIC": tcod.constants.FOV_BASIC,
+    "DIAMOND": tcod.constants.FOV_DIAMOND,
+    "SHADOW": tcod.constants.FOV_SHADOW,
+    "PERMISSIVE_8": tcod.constants.FOV_PERMISSIVE_8,
+    "RESTRICTIVE": tcod.constants.FOV_RESTRICTIVE,
+}
+
+
+def _batch_size(call: Callable[[], object], target_s: float = 0.004) -> int:
+    start = time.perf_counter()
+    call()
+    once = time.perf_counter() - start
+    return max(1, min(1000, int(target_s / max(once, 1e-7))))
+
+
+def _time_batch(call: Callable[[], object], count: int) -> float:
+    start = time.perf_counter()
+    for _ in range(count):
+        call()
+    return (time.perf_counter() - start) / count
+
+
+def interleaved(systems: dict[str, Callable[[], object]], repeats: int) -> dict[str, float]:
+    """Median seconds per call of each system, timed A B C A B C ..."""
+    for call in systems.values():  # warm up (and compile)
+        call()
+    counts = {name: _batch_size(call) for name, call in systems.items()}
+    samples: dict[str, list[float]] = {name: [] for name in systems}
+    for _ in range(repeats):
+        for name, call in systems.items():
+            samples[name].append(_time_batch(call, counts[name]))
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def workloads(sizes: list[int]):
+    for n in sizes:
+        for kind in ("open", "30% walls"):
+            if kind == "open":
+                floor = np.ones((n, n), dtype=bool)
+            else:
+                floor = np.random.default_rng(12345).random((n, n)) >= 0.3
+            for radius in (None, 20):
+                yield n, kind, radius, floor
+
+
+def _systems(
+    floor: np.ndarray, grid: Grid, centre: int, radius: int | None, others: bool
+) -> dict[str, Callable[[], object]]:
+    walls = ~floor
+    tcod_radius = 0 if radius is None else radius
+    pov = (centre, centre)
+
+    def tcod_fov(algorithm: int) -> Callable[[], object]:
+        return lambda: tcod.map.compute_fov(floor, pov, tcod_radius, True, algorithm)
+
+    systems = {
+        "tilecast": lambda: fov(grid, pov, radius),
+        "grid": lambda: fov(Grid(walls), pov, radius),
+        "tcod": tcod_fov(tcod.constants.FOV_SYMMETRIC_SHADOWCAST),
+    }
+    if others:
+        for name, algorithm in TCOD_OTHERS.items():
+            systems[name] = tcod_fov(algorithm)
+    return systems
+
+
+def speed(sizes: list[int], repeats: int, others: bool) -> None:
+    header = (
+        "| map | walls | radius | tilecast ms | with Grid() ms | tcod SYMMETRIC ms "
+        "| tcod / tilecast | visible (tilecast / tcod) |"
+    )
+    print(header)
+    print("|" + "---|" * 8)
+    other_rows = []
+    for n, kind, radius, floor in workloads(sizes):
+        walls = ~floor
+        grid = Grid(walls)
+        centre = n // 2
+        tcod_radius = 0 if radius is None else radius
+        systems = _systems(floor, grid, centre, radius, others)
+        times = interleaved(systems, repeats)
+        ours = fov(grid, (centre, centre), radius)
+        theirs = tcod.map.compute_fov(
+            floor, (centre, centre), tcod_radius, True, tcod.constants.FOV_SYMMETRIC_SHADOWCAST
+        )
+        radius_text = "none" if radius is None else str(radius)
+        print(
+            f"| {n}x{n} | {kind} | {radius_text} | {times['tilecast'] * 1e3:.3f} "
+            f"| {times['grid'] * 1e3:.3f} | {times['tcod'] * 1e3:.3f} "
+            f"| {times['tcod'] / times['tilecast']:.1f}x "
+            f"| {int(ours.sum())} / {int(theirs.sum())} |",
+            flush=True,
+        )
+        if others:
+            cells = " | ".join(f"{times[name] * 1e3:.3f}" for name in TCOD_OTHERS)
+            other_rows.append(f"| {n}x{n} | {kind} | {radius_text} | {cells} |")
+    if others:
+        print()
+        print("Other tcod algorithms (ms, same runs; each has its own rules and radius):")
+        print()
+        print("| map | walls | radius | " + " | ".join(TCOD_OTHERS) + " |")
+        print("|" + "---|" * (3 + len(TCOD_OTHERS)))
+        print("\n".join(other_rows))
+
+
+def symmetry(n: int = 64) -> None:
+    floor = np.random.default_rng(12345).random((n, n)) >= 0.3
+    mirrored = np.ascontiguousarray(floor[:, ::-1])
+    grid, grid_mirrored = Grid(~floor), Grid(~mirrored)
+    origins = [(i, j) for j in range(n) for i in range(n) if floor[j, i]]
+    index = {cell: k for k, cell in enumerate(origins)}
+    cols_of = np.array([i for i, _ in origins])
+    rows_of = np.array([j for _, j in origins])
+    tcod_sees = np.zeros((len(origins), len(origins)), dtype=bool)
+    ours_sees = np.zeros_like(tcod_sees)
+    differ = tcod_mirror = ours_mirror = differ_cells = 0
+    algorithm = tcod.constants.FOV_SYMMETRIC_SHADOWCAST
+    for i, j in origins:
+        ours = fov(grid, (i, j))
+        theirs = tcod.map.compute_fov(floor, (j, i), 0, True, algorithm)
+        differ += bool((ours != theirs).any())
+        differ_cells += int((ours != theirs).sum())
+        theirs_m = tcod.map.compute_fov(mirrored, (j, n - 1 - i), 0, True, algorithm)[:, ::-1]
+        tcod_mirror += bool((theirs_m != theirs).any())
+        ours_mirror += bool((fov(grid_mirrored, (n - 1 - i, j))[:, ::-1] != ours).any())
+        tcod_sees[index[(i, j)]] = theirs[rows_of, cols_of]
+        ours_sees[index[(i, j)]] = ours[rows_of, cols_of]
+    pairs = len(origins) * (len(origins) - 1) // 2
+    print(f"Mirror symmetry, every floor origin of a {n}x{n} map with 30% walls:")
+    print()
+    print("| check | tcod SYMMETRIC_SHADOWCAST | tilecast |")
+    print("|---|---|---|")
+    print(f"| origins | {len(origins)} | {len(origins)} |")
+    print(f"| origins where tcod's mask differs from tilecast's | {differ} | - |")
+    print(f"| cells that differ, all origins together | {differ_cells} | - |")
+    print(
+        f"| origins whose mask changes when the map is mirrored left-right "
+        f"| {tcod_mirror} | {ours_mirror} |"
+    )
+    print(
+        f"| floor pairs seen one way only (of {pairs}) "
+        f"| {int(np.triu(tcod_sees != tcod_sees.T).sum())} "
+        f"| {int(np.triu(ours_sees != ours_sees.T).sum())} |"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="500x500 only, few repeats")
+    parser.add_argument("--repeats", type=int, default=None)
+    parser.add_argument("--no-others", action="store_true", help="skip the other tcod algorithms")
+    args = parser.parse_args()
+    sizes = [500] if args.quick else [500, 2000]
+    repeats = args.repeats or (3 if args.quick else 9)
+    print(f"tcod {tcod.__version__}; medians of {repeats} interleaved repeats\n")
+    speed(sizes, repeats, others=not args.no_others)
+    print()
+    symmetry(32 if args.quick else 64)
+
+
+if __name__ == "__main__":
+    main()

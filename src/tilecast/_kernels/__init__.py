@@ -1,0 +1,1 @@
+"""Compiled (Numba) kernels, one module per family; callers validate all input first."""
