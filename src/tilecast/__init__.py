@@ -6,10 +6,13 @@ imported by the functions that need them.
 """
 
 from tilecast.grid import Grid
+from tilecast.lines import line, lines
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Grid",
     "__version__",
+    "line",
+    "lines",
 ]

@@ -1,0 +1,1 @@
+"""Compiled (Numba) kernels, one module per family; called only after validation."""
