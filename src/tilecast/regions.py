@@ -246,6 +246,32 @@ def _as_float_array(name: str, value: Any) -> np.ndarray:
     return array
 
 
+def circle_rect_exact(
+    cx: np.ndarray,
+    cy: np.ndarray,
+    r: np.ndarray,
+    x0: np.ndarray,
+    y0: np.ndarray,
+    x1: np.ndarray,
+    y1: np.ndarray,
+) -> np.ndarray:
+    """Exact closed disc / closed box test on same-shape float64 arrays (no validation)."""
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        gx = np.maximum(np.maximum(x0 - cx, cx - x1), 0.0)
+        gy = np.maximum(np.maximum(y0 - cy, cy - y1), 0.0)
+        lhs = gx * gx + gy * gy
+        rhs = r * r
+        tol = _REL * (lhs + rhs) + _ABS
+        result = np.array(lhs <= rhs, dtype=np.bool_)  # 0-d inputs give a scalar
+        unsure = ~(np.isfinite(tol) & ((lhs < rhs - tol) | (lhs > rhs + tol)))
+    for k in np.flatnonzero(unsure):
+        fx, fy, fr = (Fraction(float(a.flat[k])) for a in (cx, cy, r))
+        ex = max(Fraction(float(x0.flat[k])) - fx, fx - Fraction(float(x1.flat[k])), Fraction(0))
+        ey = max(Fraction(float(y0.flat[k])) - fy, fy - Fraction(float(y1.flat[k])), Fraction(0))
+        result.flat[k] = ex * ex + ey * ey <= fr * fr
+    return result
+
+
 def circle_intersects_rect(center: Any, radius: Any, rect: Any) -> Any:
     """Whether the closed disc meets the closed rectangle (touching counts), exactly.
 
@@ -291,26 +317,14 @@ def circle_intersects_rect(center: Any, radius: Any, rect: Any) -> Any:
         raise ValueError("rect must have x0 <= x1 and y0 <= y1")
     scalar = c.ndim == 1 and r.ndim == 0 and b.ndim == 1
     try:
-        cx, cy, rr, x0, y0, x1, y1 = np.broadcast_arrays(
+        parts = np.broadcast_arrays(
             c[..., 0], c[..., 1], r, b[..., 0], b[..., 1], b[..., 2], b[..., 3]
         )
     except ValueError:
         raise ValueError(
             f"center {c.shape}, radius {r.shape} and rect {b.shape} do not broadcast"
         ) from None
-    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
-        gx = np.maximum(np.maximum(x0 - cx, cx - x1), 0.0)
-        gy = np.maximum(np.maximum(y0 - cy, cy - y1), 0.0)
-        lhs = gx * gx + gy * gy
-        rhs = rr * rr
-        tol = _REL * (lhs + rhs) + _ABS
-        result = np.array(lhs <= rhs, dtype=np.bool_)  # 0-d inputs give a scalar
-        unsure = ~(np.isfinite(tol) & ((lhs < rhs - tol) | (lhs > rhs + tol)))
-    for k in np.flatnonzero(unsure):
-        fx, fy, fr = (Fraction(float(a.flat[k])) for a in (cx, cy, rr))
-        ex = max(Fraction(float(x0.flat[k])) - fx, fx - Fraction(float(x1.flat[k])), Fraction(0))
-        ey = max(Fraction(float(y0.flat[k])) - fy, fy - Fraction(float(y1.flat[k])), Fraction(0))
-        result.flat[k] = ex * ex + ey * ey <= fr * fr
+    result = circle_rect_exact(*parts)
     if scalar:
         return bool(result)
     return result
