@@ -237,8 +237,8 @@ class SpatialHash:
     >>> world.insert(3, segment=((5.0, -3.0), (5.0, 3.0)))
     >>> world.query_rect((1.0, 1.0, 9.0, 1.5)).tolist()  # ascending ids
     [1, 2, 3]
-    >>> world.query_circle((7.0, 0.0), 2.0).tolist()
-    [3, 2]
+    >>> world.query_circle((7.0, 1.0), 2.0).tolist()  # touches circle 2
+    [2, 3]
     >>> [(c.id, c.distance) for c in world.query_ray((-1.0, 1.0), (1.0, 0.0))]
     [(1, 1.0), (3, 6.0), (2, 10.0)]
     >>> world.move(1, box=(20.0, 0.0, 21.0, 1.0))
