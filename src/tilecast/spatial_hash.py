@@ -35,9 +35,13 @@ __all__ = ["RayContact", "SpatialHash"]
 
 _FREE, _BOX, _SEGMENT, _CIRCLE = 0, 1, 2, 3
 _KIND_NAMES = {_BOX: "box", _SEGMENT: "segment", _CIRCLE: "circle"}
-# Registration and query cell ranges are widened by this (relative, in cells)
-# so that rounding in the world -> cell mapping can never lose a candidate.
-_SLACK = 1e-9
+# A segment's cells are widened by this (relative to its tile coordinates;
+# about 64 ulps) so that rounding in the interpolation never loses a cell. Box
+# and circle ranges need no widening: world -> cell rounding is monotone.
+_SLACK = 1.5e-14
+# Objects spanning more hash cells than this are kept in one list, tested by
+# every query, instead of in buckets.
+_LARGE = 4096
 
 
 class RayContact(NamedTuple):
@@ -57,14 +61,6 @@ class RayContact(NamedTuple):
     id: int
     distance: float
     point: tuple[float, float]
-
-
-def _fl(u: float) -> float:
-    return u - _SLACK * (1.0 + abs(u))
-
-
-def _fh(u: float) -> float:
-    return u + _SLACK * (1.0 + abs(u))
 
 
 def _ifloor(u: float) -> int:
@@ -265,6 +261,7 @@ class SpatialHash:
         self._geom = np.zeros((capacity, 4), dtype=np.float64)
         self._cells: list[frozenset[tuple[int, int]] | None] = [None] * capacity
         self._buckets: dict[tuple[int, int], set[int]] = {}
+        self._large: set[int] = set()
         # cell-index bounding box of everything ever stored (never shrinks)
         self._extent: list[int] | None = None
 
@@ -357,13 +354,14 @@ class SpatialHash:
     def _range(self, x0: float, y0: float, x1: float, y1: float) -> tuple[int, int, int, int]:
         """Hash cells (widened against rounding) covering a world box."""
         return (
-            _ifloor(_fl(self._u(x0))),
-            _ifloor(_fl(self._v(y0))),
-            _ifloor(_fh(self._u(x1))),
-            _ifloor(_fh(self._v(y1))),
+            _ifloor(self._u(x0)),
+            _ifloor(self._v(y0)),
+            _ifloor(self._u(x1)),
+            _ifloor(self._v(y1)),
         )
 
-    def _cells_of(self, kind: int, g: tuple) -> frozenset[tuple[int, int]]:
+    def _cells_of(self, kind: int, g: tuple) -> frozenset[tuple[int, int]] | None:
+        """Hash cells of a shape, or None for a large object (kept off the buckets)."""
         if kind == _BOX:
             i0, j0, i1, j1 = self._range(*g)
         elif kind == _CIRCLE:
@@ -371,15 +369,19 @@ class SpatialHash:
             i0, j0, i1, j1 = self._range(cx - r, cy - r, cx + r, cy + r)
         else:
             return self._segment_cells(g)
+        if (i1 - i0 + 1) * (j1 - j0 + 1) > _LARGE:
+            return None
         return frozenset((i, j) for j in range(j0, j1 + 1) for i in range(i0, i1 + 1))
 
-    def _segment_cells(self, g: tuple) -> frozenset[tuple[int, int]]:
+    def _segment_cells(self, g: tuple) -> frozenset[tuple[int, int]] | None:
         """Cells along a segment: per column, the rows its (widened) piece spans."""
         ua, va, ub, vb = self._u(g[0]), self._v(g[1]), self._u(g[2]), self._v(g[3])
         if ua > ub:
             ua, va, ub, vb = ub, vb, ua, va
         # rounding in the interpolation scales with the coordinates' size
         slack = _SLACK * (1.0 + abs(ua) + abs(ub) + abs(va) + abs(vb))
+        if not (ub - ua) + abs(vb - va) + 4.0 * slack + 4.0 <= _LARGE / 2:
+            return None
         cells = set()
         for i in range(_ifloor(ua - slack), _ifloor(ub + slack) + 1):
             lo_u, hi_u = max(ua, i - slack), min(ub, i + 1.0 + slack)
@@ -440,6 +442,11 @@ class SpatialHash:
 
     def _store(self, slot: int, kind: int, g: tuple, old: frozenset) -> None:
         new = self._cells_of(kind, g)
+        if new is None:
+            self._large.add(slot)
+            new = frozenset()
+        else:
+            self._large.discard(slot)
         for key in old - new:
             bucket = self._buckets[key]
             bucket.discard(slot)
@@ -476,6 +483,7 @@ class SpatialHash:
             if not bucket:
                 del self._buckets[key]
         del self._slot_of[int(obj_id)]
+        self._large.discard(slot)
         self._cells[slot] = None
         self._kind[slot] = _FREE
         self._ids[slot] = -1
@@ -483,13 +491,11 @@ class SpatialHash:
 
     # ----------------------------------------------------------------- queries
     def _candidates(self, i0: int, j0: int, i1: int, j1: int) -> np.ndarray:
-        if self._extent is None:
-            return np.empty(0, dtype=np.int64)
-        e = self._extent
+        found: set[int] = set(self._large)
+        e = self._extent or [0, 0, -1, -1]
         i0, j0, i1, j1 = max(i0, e[0]), max(j0, e[1]), min(i1, e[2]), min(j1, e[3])
         if i0 > i1 or j0 > j1:
-            return np.empty(0, dtype=np.int64)
-        found: set[int] = set()
+            return np.fromiter(found, dtype=np.int64, count=len(found))
         buckets = self._buckets
         if (i1 - i0 + 1) * (j1 - j0 + 1) > len(buckets):
             for (i, j), bucket in buckets.items():
@@ -610,10 +616,32 @@ class SpatialHash:
     def _ray(
         self, px: float, py: float, dx: float, dy: float, max_d: float
     ) -> Iterator[RayContact]:
-        if self._extent is None:
-            return
         norm = math.hypot(dx, dy)
         t_max = max_d / norm
+        seen: set[int] = set()
+        heap: list[tuple[float, int, int]] = []
+
+        def consider(slot: int) -> None:
+            seen.add(slot)
+            g = tuple(self._geom[slot].tolist())
+            t = ray_contact(int(self._kind[slot]), g, px, py, dx, dy)
+            if t is not None and t <= t_max:
+                heapq.heappush(heap, (t, int(self._ids[slot]), slot))
+
+        def drain(limit: float) -> Iterator[RayContact]:
+            while heap and heap[0][0] <= limit:
+                t, key_id, _ = heapq.heappop(heap)
+                yield RayContact(key_id, t * norm, (px + t * dx, py + t * dy))
+
+        for slot in self._large:
+            consider(slot)
+        yield from self._walk(px, py, dx, dy, t_max, norm, seen, consider, drain)
+        yield from drain(math.inf)
+
+    def _walk(self, px, py, dx, dy, t_max, norm, seen, consider, drain) -> Iterator[RayContact]:
+        """Visit the hash cells along the ray in order, yielding what is safe to yield."""
+        if self._extent is None:
+            return
         (ox, oy), (w, h) = self._origin, self._size
         # tile space of the hash; clip the ray's t-range to the stored extent
         pu, pv, du, dv = (px - ox) / w, (py - oy) / h, dx / w, dy / h
@@ -632,30 +660,29 @@ class SpatialHash:
         i = _ifloor(pu + t_lo * du)
         j = _ifloor(pv + t_lo * dv)
         si, sj = (1 if du > 0 else -1), (1 if dv > 0 else -1)
-        seen: set[int] = set()
-        heap: list[tuple[float, int, int]] = []
         t_cell = t_lo
+        # a walk across much empty space ends in one brute-force pass instead
+        budget = 4 * len(self._buckets) + 64
         while True:
+            budget -= 1
+            if budget < 0:
+                for bucket in self._buckets.values():
+                    for slot in bucket:
+                        if slot not in seen:
+                            consider(slot)
+                return
             nx = (i + (1 if du > 0 else 0) - pu) / du if du != 0.0 else math.inf
             ny = (j + (1 if dv > 0 else 0) - pv) / dv if dv != 0.0 else math.inf
             t_next = max(min(nx, ny), t_cell)
             # the widened neighbourhood guards against the walk's rounding
             for key in ((i, j), (i + si, j), (i, j + sj)):
                 for slot in self._buckets.get(key, ()):
-                    if slot in seen:
-                        continue
-                    seen.add(slot)
-                    g = tuple(self._geom[slot].tolist())
-                    t = ray_contact(int(self._kind[slot]), g, px, py, dx, dy)
-                    if t is not None and t <= t_max:
-                        heapq.heappush(heap, (t, int(self._ids[slot]), slot))
-            done = t_next > t_hi
-            safe = math.inf if done else t_next - 1e-9 * (abs(t_next) + 1.0 / norm)
-            while heap and heap[0][0] <= safe:
-                t, key_id, _ = heapq.heappop(heap)
-                yield RayContact(key_id, t * norm, (px + t * dx, py + t * dy))
-            if done:
+                    if slot not in seen:
+                        consider(slot)
+            if t_next > t_hi:
                 return
+            # nothing in a later cell can come before this (less a rounding margin)
+            yield from drain(t_next - 1e-9 * (abs(t_next) + 1.0 / norm))
             if nx <= ny:
                 i += si
             else:
