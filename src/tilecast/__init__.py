@@ -6,18 +6,6 @@ imported by the functions that need them.
 """
 
 from tilecast.fov import fov, fov_many
-from tilecast.grid import Grid
-from tilecast.raycast import Hit, line_of_sight, raycast, raycast_all
-from tilecast.traverse import Step, traverse
-
-__version__ = "0.1.0"
-
-__all__ = [
-    "Grid",
-    "Hit",
-    "Step",
-    "__version__",
-from tilecast.fov import fov, fov_many
 from tilecast.geometry import (
     circle_tangents,
     orientation,

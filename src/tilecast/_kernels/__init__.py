@@ -1,1 +1,1 @@
-"""Compiled (Numba) kernels, one module per family; callers validate all input first."""
+"""Compiled (Numba) kernels, one module per family; called only after validation."""

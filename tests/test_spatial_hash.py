@@ -1,0 +1,276 @@
+"""SpatialHash against brute force over all objects (exact oracles for rect/circle queries)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tilecast import RayContact, SpatialHash
+from tilecast.spatial_hash import _BOX, _CIRCLE, _SEGMENT, ray_contact
+
+F = Fraction
+
+
+# ------------------------------------------------------------------ oracles
+def seg_meets_rect(seg, rect) -> bool:
+    (ax, ay), (bx, by) = seg
+    lo, hi = (F(rect[0]), F(rect[1])), (F(rect[2]), F(rect[3]))
+    a, d = (F(ax), F(ay)), (F(bx) - F(ax), F(by) - F(ay))
+    t0, t1 = F(0), F(1)
+    for k in range(2):
+        if d[k] == 0:
+            if not lo[k] <= a[k] <= hi[k]:
+                return False
+            continue
+        ta, tb = (lo[k] - a[k]) / d[k], (hi[k] - a[k]) / d[k]
+        t0, t1 = max(t0, min(ta, tb)), min(t1, max(ta, tb))
+    return t0 <= t1
+
+
+def circle_meets_rect(center, r, rect) -> bool:
+    fx, fy = F(center[0]), F(center[1])
+    gx = max(F(rect[0]) - fx, fx - F(rect[2]), F(0))
+    gy = max(F(rect[1]) - fy, fy - F(rect[3]), F(0))
+    return gx * gx + gy * gy <= F(r) ** 2
+
+
+def seg_meets_circle(seg, center, r) -> bool:
+    (ax, ay), (bx, by) = seg
+    ex, ey = F(bx) - F(ax), F(by) - F(ay)
+    fx, fy = F(center[0]) - F(ax), F(center[1]) - F(ay)
+    ee = ex * ex + ey * ey
+    t = F(0) if ee == 0 else min(max((fx * ex + fy * ey) / ee, F(0)), F(1))
+    qx, qy = fx - t * ex, fy - t * ey
+    return qx * qx + qy * qy <= F(r) ** 2
+
+
+def meets_rect(shape, rect) -> bool:
+    kind, g = shape
+    if kind == "box":
+        return g[0] <= rect[2] and g[2] >= rect[0] and g[1] <= rect[3] and g[3] >= rect[1]
+    if kind == "segment":
+        return seg_meets_rect(g, rect)
+    return circle_meets_rect(g[0], g[1], rect)
+
+
+def meets_circle(shape, center, r) -> bool:
+    kind, g = shape
+    if kind == "box":
+        return circle_meets_rect(center, r, g)
+    if kind == "segment":
+        return seg_meets_circle(g, center, r)
+    dx, dy = F(g[0][0]) - F(center[0]), F(g[0][1]) - F(center[1])
+    return dx * dx + dy * dy <= (F(g[1]) + F(r)) ** 2
+
+
+_CODES = {"box": _BOX, "segment": _SEGMENT, "circle": _CIRCLE}
+
+
+def flat(shape):
+    kind, g = shape
+    if kind == "box":
+        return tuple(map(float, g))
+    if kind == "segment":
+        return (*map(float, g[0]), *map(float, g[1]))
+    return (float(g[0][0]), float(g[0][1]), float(g[1]), 0.0)
+
+
+def brute_ray(objects, origin, direction, max_distance):
+    norm = math.hypot(*direction)
+    found = []
+    for obj_id, shape in objects.items():
+        t = ray_contact(_CODES[shape[0]], flat(shape), *origin, *direction)
+        if t is not None and t <= max_distance / norm:
+            found.append((t, obj_id))
+    found.sort()
+    return [(obj_id, t * norm) for t, obj_id in found]
+
+
+# --------------------------------------------------------------- strategies
+coord = st.one_of(
+    st.integers(-12, 12).map(float),
+    st.floats(-12, 12),
+    st.sampled_from([0.1, 0.3, -0.7, 2.5, 1e-300]),
+)
+
+
+@st.composite
+def shapes(draw):
+    kind = draw(st.sampled_from(["box", "segment", "circle"]))
+    if kind == "box":
+        xs = sorted([draw(coord), draw(coord)])
+        ys = sorted([draw(coord), draw(coord)])
+        return ("box", (xs[0], ys[0], xs[1], ys[1]))
+    if kind == "segment":
+        return ("segment", ((draw(coord), draw(coord)), (draw(coord), draw(coord))))
+    r = draw(st.one_of(st.sampled_from([0.0, 1.0, 2.5]), st.floats(0, 5)))
+    return ("circle", ((draw(coord), draw(coord)), r))
+
+
+@st.composite
+def worlds(draw):
+    """A hash after a random history of inserts, moves and removes, plus its brute-force copy."""
+    size = draw(st.sampled_from([1.0, 0.5, 3.0, 0.7, (2.0, 0.5)]))
+    origin = draw(st.sampled_from([(0.0, 0.0), (-0.3, 1.7)]))
+    world = SpatialHash(size, origin=origin)
+    objects = {}
+    for _ in range(draw(st.integers(0, 25))):
+        action = draw(st.sampled_from(["insert", "insert", "move", "remove"]))
+        if action == "insert" or not objects:
+            obj_id = draw(st.integers(0, 40).filter(lambda k: k not in objects))
+            shape = draw(shapes())
+            world.insert(obj_id, **{shape[0]: shape[1]})
+            objects[obj_id] = shape
+        elif action == "move":
+            obj_id = draw(st.sampled_from(sorted(objects)))
+            shape = draw(shapes())
+            world.move(obj_id, **{shape[0]: shape[1]})
+            objects[obj_id] = shape
+        else:
+            obj_id = draw(st.sampled_from(sorted(objects)))
+            world.remove(obj_id)
+            del objects[obj_id]
+    return world, objects
+
+
+# -------------------------------------------------------------------- tests
+@settings(max_examples=80, deadline=None)
+@given(worlds(), st.lists(st.tuples(coord, coord, coord, coord), min_size=1, max_size=4))
+def test_query_rect_matches_brute_force(world_objects, rects):
+    world, objects = world_objects
+    assert len(world) == len(objects)
+    for x0, y0, x1, y1 in rects:
+        rect = (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
+        expected = sorted(k for k, s in objects.items() if meets_rect(s, rect))
+        got = world.query_rect(rect)
+        assert got.dtype == np.int64
+        assert got.tolist() == expected
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    worlds(),
+    st.lists(st.tuples(coord, coord, st.floats(0, 6) | st.just(0.0)), min_size=1, max_size=4),
+)
+def test_query_circle_matches_brute_force(world_objects, circles):
+    world, objects = world_objects
+    for cx, cy, r in circles:
+        expected = sorted(k for k, s in objects.items() if meets_circle(s, (cx, cy), r))
+        assert world.query_circle((cx, cy), r).tolist() == expected
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    worlds(),
+    st.tuples(coord, coord),
+    st.tuples(coord, coord).filter(lambda d: d != (0.0, 0.0)),
+    st.sampled_from([math.inf, 5.0, 0.0, 13.0]),
+)
+def test_query_ray_matches_brute_force(world_objects, origin, direction, max_distance):
+    world, objects = world_objects
+    got = list(world.query_ray(origin, direction, max_distance))
+    expected = brute_ray(objects, origin, direction, max_distance)
+    assert all(isinstance(c, RayContact) for c in got)
+    assert [(c.id, c.distance) for c in got] == expected
+    assert all(c.distance <= max_distance for c in got)
+    assert len({c.id for c in got}) == len(got)  # each object once
+
+
+def test_ray_is_lazy_and_ordered():
+    world = SpatialHash(1.0)
+    for k in range(1000):
+        world.insert(k, box=(k + 0.5, -0.5, k + 0.75, 0.5))
+    rays = world.query_ray((-10.0, 0.0), (1.0, 0.0))
+    first = next(rays)
+    assert first == RayContact(0, 10.5, (0.5, 0.0))
+    assert [c.id for c in itertools.islice(rays, 3)] == [1, 2, 3]
+    # backwards: the nearest first again
+    back = next(world.query_ray((2000.0, 0.0), (-3.0, 0.0)))
+    assert back.id == 999 and back.distance == 2000.0 - 999.75
+
+
+def test_touching_and_known_contacts():
+    world = SpatialHash(2.0, origin=(-1.0, -1.0))
+    world.insert(1, box=(3.0, 4.0, 6.0, 6.0))
+    world.insert(2, segment=((5.0, 0.0), (5.0, -3.0)))
+    world.insert(3, circle=((-8.0, 0.0), 3.0))
+    # box corner (3, 4), segment end (5, 0) and circle 3 (8 = 5 + 3) all just touch
+    assert world.query_circle((0.0, 0.0), 5.0).tolist() == [1, 2, 3]
+    assert world.query_circle((0.0, 0.0), 4.999999).tolist() == []
+    assert world.query_rect((-5.0, -10.0, 5.0, 0.0)).tolist() == [2, 3]  # both just touch
+    contact = next(world.query_ray((0.0, -1.0), (1.0, 0.0)))
+    assert contact == RayContact(2, 5.0, (5.0, -1.0))
+    # collinear segment: first contact at its nearer end
+    world.insert(4, segment=((1.0, -1.0), (2.0, -1.0)))
+    assert next(world.query_ray((0.0, -1.0), (1.0, 0.0))).distance == 1.0
+    # origin inside an object: distance 0
+    assert next(world.query_ray((-8.0, 1.0), (0.0, 1.0))) == RayContact(3, 0.0, (-8.0, 1.0))
+
+
+def test_move_touches_only_changed_buckets():
+    world = SpatialHash(1.0)
+    world.insert(0, box=(0.0, 0.0, 0.5, 0.5))
+    world.insert(1, box=(0.1, 0.1, 0.2, 0.2))
+    before = {k: set(v) for k, v in world._buckets.items()}
+    world.move(0, box=(0.1, 0.1, 0.6, 0.6))  # same cell: buckets unchanged
+    assert {k: set(v) for k, v in world._buckets.items()} == before
+    world.move(0, box=(0.5, 0.0, 1.5, 0.5))  # now also in cell (1, 0)
+    assert set(world._buckets) == {(0, 0), (1, 0)}
+    world.move(0, box=(5.5, 5.5, 5.6, 5.6))
+    assert world._buckets[(0, 0)] == {world._slot_of[1]}
+    world.remove(1)
+    assert set(world._buckets) == {(5, 5)}
+
+
+def test_large_far_coordinates():
+    world = SpatialHash(1.0)
+    world.insert(1, segment=((1e15, 0.0), (1e15 + 8.0, 3.0)))
+    world.insert(2, box=(-1e300, -1.0, -1e299, 1.0))
+    assert world.query_rect((1e15 + 4.0, 0.0, 1e15 + 4.0, 3.0)).tolist() == [1]
+    assert world.query_circle((-5e299, 0.0), 1.0).tolist() == [2]
+
+
+def test_bad_input():
+    world = SpatialHash(1.0)
+    world.insert(1, box=(0, 0, 1, 1))
+    with pytest.raises(ValueError, match="cell_size"):
+        SpatialHash(0.0)
+    with pytest.raises(ValueError, match="cell_size"):
+        SpatialHash(math.nan)
+    with pytest.raises(ValueError, match="already"):
+        world.insert(1, box=(0, 0, 1, 1))
+    with pytest.raises(ValueError, match="exactly one"):
+        world.insert(2, box=(0, 0, 1, 1), circle=((0, 0), 1))
+    with pytest.raises(ValueError, match="exactly one"):
+        world.insert(2)
+    with pytest.raises(ValueError, match="box"):
+        world.insert(2, box=(1, 0, 0, 1))  # inverted
+    with pytest.raises(ValueError, match="radius"):
+        world.insert(2, circle=((0, 0), -1.0))
+    with pytest.raises(ValueError, match="segment"):
+        world.insert(2, segment=((0, 0), (math.nan, 1)))
+    with pytest.raises(TypeError, match="obj_id"):
+        world.insert("a", box=(0, 0, 1, 1))
+    with pytest.raises(ValueError, match="obj_id"):
+        world.insert(-1, box=(0, 0, 1, 1))
+    with pytest.raises(KeyError, match="obj_id"):
+        world.remove(99)
+    with pytest.raises(KeyError, match="obj_id"):
+        world.move(99, box=(0, 0, 1, 1))
+    with pytest.raises(ValueError, match="rect"):
+        world.query_rect((0, 1, 1, 0))
+    with pytest.raises(ValueError, match="radius"):
+        world.query_circle((0, 0), -1.0)
+    with pytest.raises(ValueError, match="center"):
+        world.query_circle((math.inf, 0), 1.0)
+    with pytest.raises(ValueError, match="direction"):
+        world.query_ray((0, 0), (0.0, 0.0))
+    with pytest.raises(ValueError, match="max_distance"):
+        world.query_ray((0, 0), (1.0, 0.0), -1.0)
+    assert len(world) == 1 and 1 in world and 2 not in world
