@@ -1,0 +1,1 @@
+"""Compiled (Numba) kernels, one module per family; only the public modules call them."""
