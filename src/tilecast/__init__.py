@@ -5,6 +5,14 @@ contract. Heavy optional dependencies (Pillow, pygame, map loaders) are only
 imported by the functions that need them.
 """
 
+from tilecast.geometry import (
+    circle_tangents,
+    orientation,
+    point_in_polygon,
+    ray_circle,
+    ray_segment,
+    segment_segment,
+)
 from tilecast.grid import Grid
 
 __version__ = "0.1.0"
@@ -12,4 +20,10 @@ __version__ = "0.1.0"
 __all__ = [
     "Grid",
     "__version__",
+    "circle_tangents",
+    "orientation",
+    "point_in_polygon",
+    "ray_circle",
+    "ray_segment",
+    "segment_segment",
 ]
