@@ -391,8 +391,9 @@ def point_in_polygon(points: Any, polygon: Any) -> bool | np.ndarray:
     inside and ``x = 1``, ``y = 1`` outside, and polygons that tile the plane
     claim every point exactly once.
 
-    The edges are bucketed into horizontal slabs, so a point tests only the
-    edges of its slab.
+    The plane is cut into horizontal slabs at the vertices' y values and each
+    slab into columns; edges wholly to the right of a point's column are
+    counted in advance, so a point tests only the few edges near it.
 
     Examples
     --------
@@ -406,10 +407,21 @@ def point_in_polygon(points: Any, polygon: Any) -> bool | np.ndarray:
     single = np.ndim(points) == 1
     pts = as_points_array("points", points)
     poly = _as_polygon("polygon", polygon)
-    n_slabs = max(1, min(len(poly), 4096))
-    y0, y1, inv_height, starts, edges = _kg.build_slabs(poly, n_slabs)
-    out = _kg.points_in_polygon(pts, poly, y0, y1, inv_height, starts, edges)
+    out = _kg.points_in_polygon(pts, poly, *_slab_index(poly))
     return bool(out[0]) if single else out
+
+
+def _slab_index(poly: np.ndarray) -> tuple[Any, ...]:
+    ys = np.unique(poly[:, 1])
+    if len(ys) > _MAX_SLABS + 1:  # keep the index linear in size for huge polygons
+        ys = np.unique(ys[np.linspace(0, len(ys) - 1, _MAX_SLABS + 1).astype(np.int64)])
+    if len(ys) == 1:
+        ys = np.array([ys[0], ys[0]])
+    n_cols = int(min(64, max(1, math.sqrt(len(poly)))))
+    return _kg.build_slab_index(poly, ys, n_cols)
+
+
+_MAX_SLABS = 2048
 
 
 def _point_in_polygon_reference(point: tuple[float, float], polygon: Any) -> bool:

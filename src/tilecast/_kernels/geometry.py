@@ -94,79 +94,110 @@ def orient_many(a, b, c):
 
 # ------------------------------------------------------------ point in polygon
 @njit(cache=True)
-def build_slabs(polygon, n_slabs):
-    """Bucket the polygon's edges into horizontal slabs of equal height.
+def build_slab_index(polygon, boundaries, n_cols):
+    """Bucket the polygon's edges into slabs (rows between ``boundaries``) x columns.
 
-    Returns ``(y0, inv_height, starts, edges)``: the edges overlapping slab s are
-    ``edges[starts[s]:starts[s + 1]]`` (edge k joins vertex k and k + 1).
+    ``boundaries`` are sorted vertex y values (all of them, or a subset for huge
+    polygons), so most edges span whole slabs. For cell (s, c),
+    ``entries[starts[s * n_cols + c]:starts[s * n_cols + c + 1]]`` lists what a
+    query point there must test: ``k`` for an edge near the column (full test)
+    and ``-(k + 1)`` for an edge wholly to its right that spans the slab only
+    partly (a straddle test suffices). An edge wholly to the right that spans
+    the slab crosses every query's ray: those are folded into ``parity[s, c]``.
+    Edges wholly to the left never count. Edge k joins vertices k and k + 1.
     """
     n = polygon.shape[0]
-    y0 = polygon[0, 1]
-    y1 = polygon[0, 1]
-    for k in range(n):
-        y0 = min(y0, polygon[k, 1])
-        y1 = max(y1, polygon[k, 1])
-    height = (y1 - y0) / n_slabs
-    inv_height = 1.0 / height if height > 0.0 else 0.0
-    counts = np.zeros(n_slabs + 1, dtype=np.int64)
-    lo = np.empty(n, dtype=np.int64)
-    hi = np.empty(n, dtype=np.int64)
-    for k in range(n):
-        ya = polygon[k, 1]
-        yb = polygon[(k + 1) % n, 1]
-        # One slab of slack on each side: a slab index computed in floating
-        # point may be off by one, and a missed edge would be a wrong answer.
-        s0 = int((min(ya, yb) - y0) * inv_height) - 1
-        s1 = int((max(ya, yb) - y0) * inv_height) + 1
-        lo[k] = max(s0, 0)
-        hi[k] = min(s1, n_slabs - 1)
-        for s in range(lo[k], hi[k] + 1):
-            counts[s + 1] += 1
-    starts = np.cumsum(counts)
-    fill = starts[:-1].copy()
-    edges = np.empty(starts[-1], dtype=np.int64)
-    for k in range(n):
-        for s in range(lo[k], hi[k] + 1):
-            edges[fill[s]] = k
-            fill[s] += 1
-    return y0, y1, inv_height, starts, edges
+    n_slabs = boundaries.shape[0] - 1
+    x0 = polygon[:, 0].min()
+    x1 = polygon[:, 0].max()
+    hx = (x1 - x0) / n_cols
+    inv_x = 1.0 / hx if hx > 0.0 else 0.0
+    counts = np.zeros(n_slabs * n_cols + 1, dtype=np.int64)
+    toggles = np.zeros((n_slabs, n_cols + 1), dtype=np.bool_)
+    starts = counts
+    entries = np.empty(0, dtype=np.int64)
+    fill = counts
+    for rep in range(2):
+        if rep == 1:
+            starts = np.cumsum(counts)
+            fill = starts[:-1].copy()
+            entries = np.empty(starts[-1], dtype=np.int64)
+        for k in range(n):
+            ax = polygon[k, 0]
+            ay = polygon[k, 1]
+            bx = polygon[(k + 1) % n, 0]
+            by = polygon[(k + 1) % n, 1]
+            ymin = min(ay, by)
+            ymax = max(ay, by)
+            if ymin == ymax:
+                continue  # a horizontal edge never straddles a horizontal ray
+            slope = (bx - ax) / (by - ay)
+            s = np.searchsorted(boundaries, ymin, side="right") - 1
+            while s < n_slabs and boundaries[s] < ymax:
+                lo = boundaries[s]
+                hi = boundaries[s + 1]
+                full = ymin <= lo and ymax >= hi
+                # Column span of the edge inside the slab, one column of slack
+                # each side: columns computed in floating point may be off by one.
+                xa = ax + (max(lo, ymin) - ay) * slope
+                xb = ax + (min(hi, ymax) - ay) * slope
+                c0 = max(int(np.floor((min(xa, xb) - x0) * inv_x)) - 1, 0)
+                c1 = min(int(np.floor((max(xa, xb) - x0) * inv_x)) + 1, n_cols - 1)
+                if full and rep == 0:
+                    toggles[s, c0] = not toggles[s, c0]
+                for c in range(c0 if full else 0, c1 + 1):
+                    cell = s * n_cols + c
+                    if rep == 0:
+                        counts[cell + 1] += 1
+                    else:
+                        entries[fill[cell]] = k if c >= c0 else -(k + 1)
+                        fill[cell] += 1
+                s += 1
+    parity = np.zeros((n_slabs, n_cols), dtype=np.bool_)
+    for s in range(n_slabs):
+        acc = False
+        for c in range(n_cols - 1, -1, -1):
+            acc = acc != toggles[s, c + 1]
+            parity[s, c] = acc
+    return boundaries, x0, x1, inv_x, starts, entries, parity
 
 
-@njit(cache=True, inline="always")
-def _inside_slab(px, py, polygon, edges, first, last):
+@njit(cache=True, parallel=True)
+def points_in_polygon(points, polygon, boundaries, x0, x1, inv_x, starts, entries, parity):
+    m = points.shape[0]
     n = polygon.shape[0]
-    inside = False
-    for e in range(first, last):
-        k = edges[e]
-        ax = polygon[k, 0]
-        ay = polygon[k, 1]
-        bx = polygon[(k + 1) % n, 0]
-        by = polygon[(k + 1) % n, 1]
-        # Half-open rule: the edge counts when it crosses the horizontal line
-        # y = py with one end strictly above and the other on or below.
-        if (ay > py) != (by > py):
-            # The crossing lies strictly right of p iff p is on the inner side
-            # of the upward-directed edge; decided exactly.
+    n_slabs, n_cols = parity.shape
+    out = np.zeros(m, dtype=np.bool_)
+    for i in prange(m):
+        px = points[i, 0]
+        py = points[i, 1]
+        if not (py >= boundaries[0] and py < boundaries[n_slabs] and px >= x0 and px <= x1):
+            continue
+        s = np.searchsorted(boundaries, py, side="right") - 1
+        c = min(int((px - x0) * inv_x), n_cols - 1)
+        cell = s * n_cols + c
+        inside = parity[s, c]
+        for e in range(starts[cell], starts[cell + 1]):
+            k = entries[e]
+            right_only = k < 0
+            if right_only:
+                k = -k - 1
+            ay = polygon[k, 1]
+            by = polygon[(k + 1) % n, 1]
+            # Half-open rule: the edge counts when one end is strictly above
+            # the line y = py and the other on or below it ...
+            if (ay > py) == (by > py):
+                continue
+            if right_only:
+                inside = not inside
+                continue
+            # ... and it crosses that line strictly right of p (decided exactly).
+            ax = polygon[k, 0]
+            bx = polygon[(k + 1) % n, 0]
             if by > ay:
                 if orient2d(ax, ay, bx, by, px, py) > 0:
                     inside = not inside
             elif orient2d(bx, by, ax, ay, px, py) > 0:
                 inside = not inside
-    return inside
-
-
-@njit(cache=True, parallel=True)
-def points_in_polygon(points, polygon, y0, y1, inv_height, starts, edges):
-    m = points.shape[0]
-    n_slabs = starts.shape[0] - 1
-    out = np.zeros(m, dtype=np.bool_)
-    for i in prange(m):
-        px = points[i, 0]
-        py = points[i, 1]
-        if not (py >= y0 and py <= y1):
-            continue
-        s = int((py - y0) * inv_height)
-        if s >= n_slabs:
-            s = n_slabs - 1
-        out[i] = _inside_slab(px, py, polygon, edges, starts[s], starts[s + 1])
+        out[i] = inside
     return out
