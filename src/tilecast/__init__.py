@@ -14,6 +14,7 @@ from tilecast.geometry import (
     segment_segment,
 )
 from tilecast.grid import Grid
+from tilecast.visibility import visibility_polygon, wall_segments
 
 __version__ = "0.1.0"
 
@@ -26,4 +27,6 @@ __all__ = [
     "ray_circle",
     "ray_segment",
     "segment_segment",
+    "visibility_polygon",
+    "wall_segments",
 ]
