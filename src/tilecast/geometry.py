@@ -79,7 +79,9 @@ def orientation(a: Any, b: Any, c: Any) -> int | np.ndarray:
 
     Returns 1 when ``a, b, c`` turn counter-clockwise (in a y-up frame), -1 when
     clockwise and 0 when exactly collinear, decided exactly on the doubles given
-    (a floating-point filter with an error-free fallback).
+    (a floating-point filter with an error-free fallback), as long as products
+    of coordinates neither overflow nor underflow (|x| between about 1e-140
+    and 1e150, or 0).
 
     Parameters
     ----------
@@ -170,6 +172,8 @@ def segment_segment(a: Any, b: Any, c: Any, d: Any) -> Any:
 
     Notes
     -----
+    Whether the segments meet is decided exactly (orientation predicates); the
+    parameters are then computed in float64 and clamped to [0, 1].
     Parallel segments on different lines never meet; collinear overlapping
     segments meet at the first point of the overlap along ``a -> b``; touching
     at an end counts.
@@ -186,6 +190,23 @@ def segment_segment(a: Any, b: Any, c: Any, d: Any) -> Any:
     """
     (pa, pb, pc, pd), scalar = _points(("a", "b", "c", "d"), (a, b, c, d))
     s, u = _line_segment(pa, pb - pa, pc, pd, ray=False)
+    # Whether they meet is decided exactly; only the parameters are rounded.
+    arrays = [np.ascontiguousarray(v) for v in (pa, pb, pc, pd)]
+    o1 = _kg.orient_many(arrays[0], arrays[1], arrays[2]).astype(np.int64)
+    o2 = _kg.orient_many(arrays[0], arrays[1], arrays[3]).astype(np.int64)
+    o3 = _kg.orient_many(arrays[2], arrays[3], arrays[0]).astype(np.int64)
+    o4 = _kg.orient_many(arrays[2], arrays[3], arrays[1]).astype(np.int64)
+    collinear = (o1 == 0) & (o2 == 0) & (o3 == 0) & (o4 == 0)
+    meet = (o1 * o2 <= 0) & (o3 * o4 <= 0) & ~collinear
+    ex, ey = pb[:, 0] - pa[:, 0], pb[:, 1] - pa[:, 1]
+    fx, fy = pd[:, 0] - pc[:, 0], pd[:, 1] - pc[:, 1]
+    wx, wy = pc[:, 0] - pa[:, 0], pc[:, 1] - pa[:, 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        denom = _cross(ex, ey, fx, fy)
+        s_new = np.clip(np.nan_to_num(_cross(wx, wy, fx, fy) / denom), 0.0, 1.0)
+        u_new = np.clip(np.nan_to_num(_cross(wx, wy, ex, ey) / denom), 0.0, 1.0)
+    s = np.where(collinear, s, np.where(meet, s_new, np.nan))
+    u = np.where(collinear, u, np.where(meet, u_new, np.nan))
     return _result(s, u, scalar)
 
 
@@ -225,6 +246,15 @@ def _collinear_hit(
     o: np.ndarray, d: np.ndarray, a: np.ndarray, b: np.ndarray, t_max: float
 ) -> tuple[float, float] | None:
     dd = float(d @ d)
+    if dd == 0.0:  # a zero-length first segment: the point o itself
+        e = b - a
+        w = o - a
+        if e[0] * w[1] - e[1] * w[0] != 0.0:
+            return None
+        ee = float(e @ e)
+        u = float(w @ e) / ee if ee > 0.0 else 0.0
+        on = (w == 0.0).all() if ee == 0.0 else 0.0 <= u <= 1.0
+        return (0.0, u) if on else None
     ta = float((a - o) @ d) / dd
     tb = float((b - o) @ d) / dd
     lo, hi = min(ta, tb), max(ta, tb)
@@ -258,9 +288,9 @@ def ray_circle(origin: Any, direction: Any, center: Any, radius: Any) -> Any:
 
     Notes
     -----
-    The roots come from the numerically stable form of the quadratic formula
-    (no cancellation for far-away circles); tangency is a discriminant of
-    exactly 0 in float64.
+    The roots are computed from the line's closest approach to the centre and
+    the half chord (no cancellation for far-away circles); tangency is a
+    closest distance of exactly ``radius`` in float64.
 
     Examples
     --------
@@ -279,16 +309,15 @@ def ray_circle(origin: Any, direction: Any, center: Any, radius: Any) -> Any:
     fx, fy = o[:, 0] - c[:, 0], o[:, 1] - c[:, 1]
     dx, dy = d[:, 0], d[:, 1]
     qa = dx * dx + dy * dy
-    qb = fx * dx + fy * dy  # half of the linear coefficient
-    qc = (fx * fx + fy * fy) - r * r
-    disc = qb * qb - qa * qc
-    with np.errstate(invalid="ignore", divide="ignore"):
-        root = np.sqrt(disc)
-        q = -(qb + np.copysign(root, qb))
-        t_a = q / qa
-        t_b = np.where(q != 0.0, qc / q, t_a)
-    t0 = np.where(disc >= 0.0, np.minimum(t_a, t_b), np.nan)
-    t1 = np.where(disc >= 0.0, np.maximum(t_a, t_b), np.nan)
+    # Closest approach of the line to the centre first, then the half chord:
+    # no cancellation for far-away circles.
+    t_mid = -(fx * dx + fy * dy) / qa
+    hx, hy = fx + t_mid * dx, fy + t_mid * dy
+    disc = r * r - (hx * hx + hy * hy)
+    with np.errstate(invalid="ignore"):
+        half = np.sqrt(disc / qa)
+    t0 = np.where(disc >= 0.0, t_mid - half, np.nan)
+    t1 = np.where(disc >= 0.0, t_mid + half, np.nan)
     return _result(t0, t1, scalar)
 
 

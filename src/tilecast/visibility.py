@@ -210,7 +210,7 @@ def visibility_polygon(
     circles: Any = None,
     method: str = "sweep",
 ) -> np.ndarray:
-    """The region visible from ``observer`` among wall segments.
+    """Compute the region visible from ``observer`` among wall segments.
 
     Parameters
     ----------
@@ -318,7 +318,7 @@ def _rays(
     radius: float | None,
     cone: tuple[float, float, float] | None,
 ) -> np.ndarray:
-    """The approximate three-rays-per-vertex fan (see ``method="rays"``)."""
+    """Cast the approximate three-rays-per-vertex fan (see ``method="rays"``)."""
     ends = segs.reshape(-1, 2)
     base = np.arctan2(ends[:, 1] - p[1], ends[:, 0] - p[0])
     angles = [base, base - RAY_EPSILON, base + RAY_EPSILON]
@@ -461,7 +461,7 @@ def _orient(o: Any, a: Any, b: Any) -> int:
 
 
 def _same(o: Any, a: Any, q: Any) -> bool:
-    """Do a and q lie in the same direction from o?"""
+    """Return whether a and q lie in the same direction from o."""
     return (
         _orient(o, a, q) == 0 and (a[0] - o[0]) * (q[0] - o[0]) + (a[1] - o[1]) * (q[1] - o[1]) > 0
     )
@@ -501,7 +501,7 @@ def _point_on_ref(seg: Any, p: Any, q: Any) -> tuple[float, float]:
 
 # -------------------------------------------------------------- tile walls
 def wall_segments(grid: Grid) -> np.ndarray:
-    """The walls of a tile grid: boundaries between free and solid cells.
+    """Return the walls of a tile grid: boundaries between free and solid cells.
 
     Parameters
     ----------
@@ -519,8 +519,8 @@ def wall_segments(grid: Grid) -> np.ndarray:
     Examples
     --------
     >>> from tilecast import Grid, wall_segments
-    >>> wall_segments(Grid([[0, 1], [0, 0]])).tolist()
-    [[[1.0, 0.0], [2.0, 0.0]], [[1.0, 1.0], [2.0, 1.0]], [[1.0, 0.0], [1.0, 1.0]], [[2.0, 0.0], [2.0, 1.0]]]
+    >>> wall_segments(Grid([[0, 1], [0, 0]])).reshape(-1, 4).tolist()
+    [[1.0, 0.0, 2.0, 0.0], [1.0, 1.0, 2.0, 1.0], [1.0, 0.0, 1.0, 1.0], [2.0, 0.0, 2.0, 1.0]]
     >>> len(wall_segments(Grid([[0, 0], [0, 0]], outside="solid")))  # the border
     4
     """

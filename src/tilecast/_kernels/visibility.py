@@ -366,7 +366,7 @@ def _emit_arc(out, n, px, py, radius, x1, y1, x2, y2, full):
         sweep += 2.0 * math.pi
     if full:
         sweep = 2.0 * math.pi
-    steps = int(math.ceil(sweep / math.radians(1.0) - 1e-9))
+    steps = int(math.ceil(sweep / math.radians(1.0) - 1e-9))  # noqa: RUF046 (numba)
     for k in range(1, steps):
         angle = a1 + sweep * k / steps
         n = _emit(out, n, px + radius * math.cos(angle), py + radius * math.sin(angle))
