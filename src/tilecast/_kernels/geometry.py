@@ -80,6 +80,12 @@ def orient2d(ax, ay, bx, by, cx, cy):
         return 1
     if -det > bound:
         return -1
+    # Cheap exact answers for the common degenerate inputs (shared ends,
+    # axis-aligned walls) before the expansion arithmetic.
+    if (ax == bx and ay == by) or (ax == cx and ay == cy) or (bx == cx and by == cy):
+        return 0
+    if (ax == bx and bx == cx) or (ay == by and by == cy):
+        return 0
     return _orient2d_exact(ax, ay, bx, by, cx, cy)
 
 

@@ -53,6 +53,11 @@ def _bucket_segments(segs, side):
     hy = (y1 - y0) / side
     inv_x = 1.0 / hx if hx > 0.0 else 0.0
     inv_y = 1.0 / hy if hy > 0.0 else 0.0
+    # Slack far above rounding error: two segments that share a point are both
+    # listed in a cell containing it, whatever the rounding of cell indices.
+    scale = max(abs(x0), abs(x1), abs(y0), abs(y1))
+    slack_x = 1e-6 * hx + 1e-12 * scale
+    slack_y = 1e-6 * hy + 1e-12 * scale
     counts = np.zeros(side * side + 1, dtype=np.int64)
     starts = counts
     fill = counts
@@ -65,20 +70,20 @@ def _bucket_segments(segs, side):
         for i in range(m):
             ax, ay, bx, by = segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3]
             ymin, ymax = min(ay, by), max(ay, by)
-            r0 = max(int(np.floor((ymin - y0) * inv_y)) - 1, 0)
-            r1 = min(int(np.floor((ymax - y0) * inv_y)) + 1, side - 1)
+            r0 = max(int(np.floor((ymin - slack_y - y0) * inv_y)), 0)
+            r1 = min(int(np.floor((ymax + slack_y - y0) * inv_y)), side - 1)
             for r in range(r0, r1 + 1):
                 if ay == by:
                     xa, xb = ax, bx
                 else:
-                    # x range of the segment inside the row (one cell of slack below)
-                    lo = max(y0 + r * hy, ymin)
-                    hi = min(y0 + (r + 1) * hy, ymax)
+                    # x range of the segment inside the row (widened by the slack)
+                    lo = max(y0 + r * hy - slack_y, ymin)
+                    hi = min(y0 + (r + 1) * hy + slack_y, ymax)
                     slope = (bx - ax) / (by - ay)
                     xa = ax + (lo - ay) * slope
                     xb = ax + (hi - ay) * slope
-                c0 = max(int(np.floor((min(xa, xb) - x0) * inv_x)) - 1, 0)
-                c1 = min(int(np.floor((max(xa, xb) - x0) * inv_x)) + 1, side - 1)
+                c0 = max(int(np.floor((min(xa, xb) - slack_x - x0) * inv_x)), 0)
+                c1 = min(int(np.floor((max(xa, xb) + slack_x - x0) * inv_x)), side - 1)
                 for c in range(c0, c1 + 1):
                     cell = r * side + c
                     if rep == 0:
