@@ -116,7 +116,7 @@ def test_point_in_polygon_boundary_rule():
         True, False, False, False, True, False, True, False,
     ]  # fmt: skip
     # the same rule for the clockwise ring and a closed ring
-    assert tc.point_in_polygon(pts, square[::-1] + [square[-1]]).tolist() == (
+    assert tc.point_in_polygon(pts, [*square[::-1], square[-1]]).tolist() == (
         tc.point_in_polygon(pts, square).tolist()
     )
 
