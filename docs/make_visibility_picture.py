@@ -16,6 +16,7 @@ SCALE = 16
 
 
 def main() -> None:
+    """Render the picture."""
     rng = np.random.default_rng(4)
     solid = rng.random((24, 40)) < 0.18
     solid[10:14, 18:22] = False
