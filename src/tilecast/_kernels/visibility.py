@@ -1,0 +1,539 @@
+"""Visibility-polygon kernels (Numba): segment splitting, exact angular sweep, ray fan.
+
+Segments are rows ``(ax, ay, bx, by)`` of a float64 ``(M, 4)`` array. Every
+decision (which side, which angle first, which wall is nearer) is an exact
+orientation predicate from :mod:`tilecast._kernels.geometry`; only the output
+coordinates (a ray meeting a wall, points on an arc) are rounded.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from tilecast._kernels.geometry import orient2d
+
+# ------------------------------------------------------------------ splitting
+
+
+@njit(cache=True)
+def _on_open_segment(ax, ay, bx, by, qx, qy):
+    # q is known to be collinear with a-b; is it strictly between a and b?
+    if ax != bx:
+        return min(ax, bx) < qx < max(ax, bx)
+    return min(ay, by) < qy < max(ay, by)
+
+
+@njit(cache=True)
+def _push(buf_seg, buf_xy, n, seg, x, y):
+    if n == buf_seg.shape[0]:
+        grown_seg = np.empty(2 * n + 16, dtype=np.int64)
+        grown_xy = np.empty((2 * n + 16, 2))
+        grown_seg[:n] = buf_seg[:n]
+        grown_xy[:n] = buf_xy[:n]
+        buf_seg = grown_seg
+        buf_xy = grown_xy
+    buf_seg[n] = seg
+    buf_xy[n, 0] = x
+    buf_xy[n, 1] = y
+    return buf_seg, buf_xy, n + 1
+
+
+@njit(cache=True)
+def _bucket_segments(segs, side):
+    """CSR lists of the segments meeting each cell of a side x side grid (conservative)."""
+    m = segs.shape[0]
+    x0 = min(segs[:, 0].min(), segs[:, 2].min())
+    x1 = max(segs[:, 0].max(), segs[:, 2].max())
+    y0 = min(segs[:, 1].min(), segs[:, 3].min())
+    y1 = max(segs[:, 1].max(), segs[:, 3].max())
+    hx = (x1 - x0) / side
+    hy = (y1 - y0) / side
+    inv_x = 1.0 / hx if hx > 0.0 else 0.0
+    inv_y = 1.0 / hy if hy > 0.0 else 0.0
+    # Slack far above rounding error: two segments that share a point are both
+    # listed in a cell containing it, whatever the rounding of cell indices.
+    scale = max(abs(x0), abs(x1), abs(y0), abs(y1))
+    slack_x = 1e-6 * hx + 1e-12 * scale
+    slack_y = 1e-6 * hy + 1e-12 * scale
+    counts = np.zeros(side * side + 1, dtype=np.int64)
+    starts = counts
+    fill = counts
+    members = np.empty(0, dtype=np.int64)
+    for rep in range(2):
+        if rep == 1:
+            starts = np.cumsum(counts)
+            fill = starts[:-1].copy()
+            members = np.empty(starts[-1], dtype=np.int64)
+        for i in range(m):
+            ax, ay, bx, by = segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3]
+            ymin, ymax = min(ay, by), max(ay, by)
+            r0 = max(int(np.floor((ymin - slack_y - y0) * inv_y)), 0)
+            r1 = min(int(np.floor((ymax + slack_y - y0) * inv_y)), side - 1)
+            for r in range(r0, r1 + 1):
+                if ay == by:
+                    xa, xb = ax, bx
+                else:
+                    # x range of the segment inside the row (widened by the slack)
+                    lo = max(y0 + r * hy - slack_y, ymin)
+                    hi = min(y0 + (r + 1) * hy + slack_y, ymax)
+                    slope = (bx - ax) / (by - ay)
+                    xa = ax + (lo - ay) * slope
+                    xb = ax + (hi - ay) * slope
+                c0 = max(int(np.floor((min(xa, xb) - slack_x - x0) * inv_x)), 0)
+                c1 = min(int(np.floor((max(xa, xb) + slack_x - x0) * inv_x)), side - 1)
+                for c in range(c0, c1 + 1):
+                    cell = r * side + c
+                    if rep == 0:
+                        counts[cell + 1] += 1
+                    else:
+                        members[fill[cell]] = i
+                        fill[cell] += 1
+    return starts, members
+
+
+@njit(cache=True)
+def split_segments(segs):
+    """Split segments where they cross or touch, so that they meet only at ends.
+
+    Candidate pairs come from a uniform grid (each segment listed in the cells
+    it passes near), so the cost is about linear for scenes of evenly spread
+    walls. Crossing points are rounded to doubles; touching points (an end on
+    another segment, collinear overlaps) are existing coordinates, exact.
+    Returns the pieces as an ``(P, 4)`` array (duplicates possible).
+    """
+    m = segs.shape[0]
+    if m == 0:
+        return segs.copy()
+    side = max(1, min(1024, int(math.sqrt(m))))
+    starts, members = _bucket_segments(segs, side)
+    buf_seg = np.empty(64, dtype=np.int64)
+    buf_xy = np.empty((64, 2))
+    n = 0
+    for cell in range(side * side):
+        for p in range(starts[cell], starts[cell + 1]):
+            i = members[p]
+            ax, ay, bx, by = segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3]
+            for q in range(p + 1, starts[cell + 1]):
+                j = members[q]
+                cx, cy, dx, dy = segs[j, 0], segs[j, 1], segs[j, 2], segs[j, 3]
+                if (
+                    max(ax, bx) < min(cx, dx)
+                    or max(cx, dx) < min(ax, bx)
+                    or max(ay, by) < min(cy, dy)
+                    or max(cy, dy) < min(ay, by)
+                ):
+                    continue
+                o1 = orient2d(ax, ay, bx, by, cx, cy)
+                o2 = orient2d(ax, ay, bx, by, dx, dy)
+                o3 = orient2d(cx, cy, dx, dy, ax, ay)
+                o4 = orient2d(cx, cy, dx, dy, bx, by)
+                if o1 * o2 < 0 and o3 * o4 < 0:
+                    ex, ey = bx - ax, by - ay
+                    fx, fy = dx - cx, dy - cy
+                    t = ((cx - ax) * fy - (cy - ay) * fx) / (ex * fy - ey * fx)
+                    t = min(max(t, 0.0), 1.0)
+                    x, y = ax + t * ex, ay + t * ey
+                    buf_seg, buf_xy, n = _push(buf_seg, buf_xy, n, i, x, y)
+                    buf_seg, buf_xy, n = _push(buf_seg, buf_xy, n, j, x, y)
+                    continue
+                # Touching (including collinear overlap): split at existing ends.
+                if o1 == 0 and _on_open_segment(ax, ay, bx, by, cx, cy):
+                    buf_seg, buf_xy, n = _push(buf_seg, buf_xy, n, i, cx, cy)
+                if o2 == 0 and _on_open_segment(ax, ay, bx, by, dx, dy):
+                    buf_seg, buf_xy, n = _push(buf_seg, buf_xy, n, i, dx, dy)
+                if o3 == 0 and _on_open_segment(cx, cy, dx, dy, ax, ay):
+                    buf_seg, buf_xy, n = _push(buf_seg, buf_xy, n, j, ax, ay)
+                if o4 == 0 and _on_open_segment(cx, cy, dx, dy, bx, by):
+                    buf_seg, buf_xy, n = _push(buf_seg, buf_xy, n, j, bx, by)
+    if n == 0:
+        return segs.copy()
+    # Order the split points along each segment and cut it into pieces.
+    key = np.empty(n)
+    for k in range(n):
+        i = buf_seg[k]
+        if segs[i, 0] != segs[i, 2]:
+            key[k] = (buf_xy[k, 0] - segs[i, 0]) / (segs[i, 2] - segs[i, 0])
+        else:
+            key[k] = (buf_xy[k, 1] - segs[i, 1]) / (segs[i, 3] - segs[i, 1])
+    order = np.argsort(buf_seg[:n], kind="mergesort")
+    run = 0
+    while run < n:  # within each segment's run, order by position along it
+        stop = run
+        while stop < n and buf_seg[order[stop]] == buf_seg[order[run]]:
+            stop += 1
+        chunk = order[run:stop].copy()
+        order[run:stop] = chunk[np.argsort(key[chunk])]
+        run = stop
+    out = np.empty((m + n, 4))
+    count = 0
+    k = 0
+    for i in range(m):
+        px, py = segs[i, 0], segs[i, 1]
+        while k < n and buf_seg[order[k]] == i:
+            qx, qy = buf_xy[order[k], 0], buf_xy[order[k], 1]
+            if qx != px or qy != py:
+                out[count, 0], out[count, 1], out[count, 2], out[count, 3] = px, py, qx, qy
+                count += 1
+                px, py = qx, qy
+            k += 1
+        if segs[i, 2] != px or segs[i, 3] != py:
+            out[count, 0], out[count, 1], out[count, 2], out[count, 3] = (
+                px,
+                py,
+                segs[i, 2],
+                segs[i, 3],
+            )
+            count += 1
+    return out[:count].copy()
+
+
+# ---------------------------------------------------------------------- sweep
+
+
+@njit(cache=True)
+def _same_direction(px, py, ux, uy, qx, qy):
+    # q - p and u - p are known collinear (orientation 0); same side of p?
+    if ux != px:
+        return (qx > px) == (ux > px) and qx != px
+    return (qy > py) == (uy > py) and qy != py
+
+
+@njit(cache=True)
+def _rel_half(px, py, ux, uy, qx, qy):
+    # 0 for directions in [u, u + pi), 1 for [u + pi, u + 2 pi), relative to u.
+    o = orient2d(px, py, ux, uy, qx, qy)
+    if o > 0:
+        return 0
+    if o < 0:
+        return 1
+    return 0 if _same_direction(px, py, ux, uy, qx, qy) else 1
+
+
+@njit(cache=True)
+def _angle_cmp(px, py, ux, uy, h1, x1, y1, h2, x2, y2):
+    """-1 / 0 / 1: direction of (x1, y1) before / equal to / after (x2, y2), from u."""
+    if h1 != h2:
+        return -1 if h1 < h2 else 1
+    o = orient2d(px, py, x1, y1, x2, y2)
+    return -o
+
+
+@njit(cache=True)
+def _sort_events(px, py, ux, uy, ex, ey, half):
+    """Indices of events in counter-clockwise order from direction u (merge sort)."""
+    n = ex.shape[0]
+    order = np.arange(n)
+    tmp = np.empty(n, dtype=np.int64)
+    width = 1
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            i, j, k = lo, mid, lo
+            while i < mid and j < hi:
+                a, b = order[i], order[j]
+                if _angle_cmp(px, py, ux, uy, half[b], ex[b], ey[b], half[a], ex[a], ey[a]) < 0:
+                    tmp[k] = b
+                    j += 1
+                else:
+                    tmp[k] = a
+                    i += 1
+                k += 1
+            while i < mid:
+                tmp[k] = order[i]
+                i += 1
+                k += 1
+            while j < hi:
+                tmp[k] = order[j]
+                j += 1
+                k += 1
+        order, tmp = tmp, order
+        width *= 2
+    return order
+
+
+@njit(cache=True)
+def _closer(segs, px, py, i, j):
+    """Is segment i in front of segment j (both cut by a common ray from p)?
+
+    The segments do not cross and are not collinear with p, so one lies wholly
+    on one side of the other's line, and the observer's side decides.
+    """
+    ax, ay, bx, by = segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3]
+    cx, cy, dx, dy = segs[j, 0], segs[j, 1], segs[j, 2], segs[j, 3]
+    o1 = orient2d(ax, ay, bx, by, cx, cy)
+    o2 = orient2d(ax, ay, bx, by, dx, dy)
+    if o1 * o2 >= 0 and (o1 != 0 or o2 != 0):
+        side = o1 if o1 != 0 else o2
+        return orient2d(ax, ay, bx, by, px, py) != side
+    o3 = orient2d(cx, cy, dx, dy, ax, ay)
+    o4 = orient2d(cx, cy, dx, dy, bx, by)
+    if o3 * o4 >= 0 and (o3 != 0 or o4 != 0):
+        side = o3 if o3 != 0 else o4
+        return orient2d(cx, cy, dx, dy, px, py) == side
+    return i < j  # only for crossing input (rounded split points); any order
+
+
+@njit(cache=True)
+def _heap_swap(heap, pos, a, b):
+    heap[a], heap[b] = heap[b], heap[a]
+    pos[heap[a]] = a
+    pos[heap[b]] = b
+
+
+@njit(cache=True)
+def _heap_fix(segs, px, py, heap, pos, size, k):
+    while k > 0:
+        parent = (k - 1) // 2
+        if _closer(segs, px, py, heap[k], heap[parent]):
+            _heap_swap(heap, pos, k, parent)
+            k = parent
+        else:
+            break
+    while True:
+        left = 2 * k + 1
+        best = k
+        if left < size and _closer(segs, px, py, heap[left], heap[best]):
+            best = left
+        if left + 1 < size and _closer(segs, px, py, heap[left + 1], heap[best]):
+            best = left + 1
+        if best == k:
+            break
+        _heap_swap(heap, pos, k, best)
+        k = best
+
+
+@njit(cache=True)
+def _heap_push(segs, px, py, heap, pos, size, i):
+    heap[size] = i
+    pos[i] = size
+    _heap_fix(segs, px, py, heap, pos, size + 1, size)
+    return size + 1
+
+
+@njit(cache=True)
+def _heap_remove(segs, px, py, heap, pos, size, i):
+    k = pos[i]
+    if k < 0:
+        return size
+    size -= 1
+    pos[i] = -1
+    if k != size:
+        heap[k] = heap[size]
+        pos[heap[k]] = k
+        _heap_fix(segs, px, py, heap, pos, size, k)
+    return size
+
+
+@njit(cache=True)
+def _point_on(segs, i, px, py, qx, qy):
+    """Where the ray from p towards q meets segment i (q itself if it is an end)."""
+    ax, ay, bx, by = segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3]
+    if (qx == ax and qy == ay) or (qx == bx and qy == by):
+        return qx, qy
+    dx, dy = qx - px, qy - py
+    ex, ey = bx - ax, by - ay
+    t = ((ax - px) * dy - (ay - py) * dx) / (dx * ey - dy * ex)
+    t = min(max(t, 0.0), 1.0)
+    return ax + t * ex, ay + t * ey
+
+
+@njit(cache=True)
+def _emit(out, n, x, y):
+    if n > 0 and out[n - 1, 0] == x and out[n - 1, 1] == y:
+        return n
+    out[n, 0] = x
+    out[n, 1] = y
+    return n + 1
+
+
+@njit(cache=True)
+def _emit_boundary(out, n, segs, nearest, px, py, qx, qy, radius):
+    if nearest >= 0:
+        x, y = _point_on(segs, nearest, px, py, qx, qy)
+    else:
+        dx, dy = qx - px, qy - py
+        scale = radius / math.hypot(dx, dy)
+        x, y = px + dx * scale, py + dy * scale
+    return _emit(out, n, x, y)
+
+
+@njit(cache=True)
+def _emit_arc(out, n, px, py, radius, x1, y1, x2, y2, full):
+    # Interior points of the arc from direction 1 counter-clockwise to direction
+    # 2, at most one degree apart (the ends are emitted by the caller).
+    a1 = math.atan2(y1 - py, x1 - px)
+    sweep = math.atan2(y2 - py, x2 - px) - a1
+    while sweep <= 0.0:
+        sweep += 2.0 * math.pi
+    if full:
+        sweep = 2.0 * math.pi
+    steps = int(math.ceil(sweep / math.radians(1.0) - 1e-9))  # noqa: RUF046 (numba)
+    for k in range(1, steps):
+        angle = a1 + sweep * k / steps
+        n = _emit(out, n, px + radius * math.cos(angle), py + radius * math.sin(angle))
+    return n
+
+
+@njit(cache=True)
+def sweep(segs, px, py, radius, cone, ux, uy, wx, wy):
+    """The visibility polygon by an angular sweep; see visibility.visibility_polygon.
+
+    ``segs`` must not cross (split first), and none may contain p or be
+    collinear with it. ``radius <= 0`` means unlimited. Without a cone the sweep
+    covers the full turn (u, w ignored); with one it runs from direction u
+    counter-clockwise to direction w (points p + u, p + w) and includes p.
+    Returns ``(polygon, status)``; status 1: the observer sees to infinity.
+    """
+    m = segs.shape[0]
+    segs = segs.copy()
+    for i in range(m):  # orient every segment counter-clockwise around p
+        if orient2d(px, py, segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3]) < 0:
+            segs[i, 0], segs[i, 2] = segs[i, 2], segs[i, 0]
+            segs[i, 1], segs[i, 3] = segs[i, 3], segs[i, 1]
+    ex = np.empty(2 * m)
+    ey = np.empty(2 * m)
+    for i in range(m):
+        ex[2 * i], ey[2 * i] = segs[i, 0], segs[i, 1]  # even: segment starts
+        ex[2 * i + 1], ey[2 * i + 1] = segs[i, 2], segs[i, 3]  # odd: segment ends
+    if not cone:
+        if m == 0:
+            if radius <= 0.0:
+                return np.empty((0, 2)), 1
+            ux, uy = px + 1.0, py
+            out = np.empty((400, 2))
+            n = _emit(out, 0, px + radius, py)
+            n = _emit_arc(out, n, px, py, radius, ux, uy, ux, uy, True)
+            return out[:n].copy(), 0
+        ux, uy = ex[0], ey[0]
+    half = np.empty(2 * m, dtype=np.int64)
+    for k in range(2 * m):
+        half[k] = _rel_half(px, py, ux, uy, ex[k], ey[k])
+    order = _sort_events(px, py, ux, uy, ex, ey, half)
+    if cone:
+        hw = _rel_half(px, py, ux, uy, wx, wy)
+    heap = np.empty(m, dtype=np.int64)
+    pos = -np.ones(m, dtype=np.int64)
+    size = 0
+    for i in range(m):  # segments cut by the ray towards u
+        if (
+            orient2d(px, py, segs[i, 0], segs[i, 1], ux, uy) > 0
+            and orient2d(px, py, ux, uy, segs[i, 2], segs[i, 3]) > 0
+        ) or (
+            # without a cone the sweep starts just before u: walls ending on it count
+            not cone
+            and orient2d(px, py, ux, uy, segs[i, 2], segs[i, 3]) == 0
+            and _same_direction(px, py, ux, uy, segs[i, 2], segs[i, 3])
+        ):
+            size = _heap_push(segs, px, py, heap, pos, size, i)
+    out = np.empty((4 * m + 800, 2))  # grown below when arcs need room
+    n = 0
+    k = 0
+    if cone:
+        # Segments starting exactly on the ray towards u are visible just after it.
+        while (
+            k < 2 * m
+            and half[order[k]] == 0
+            and _angle_cmp(px, py, ux, uy, 0, ex[order[k]], ey[order[k]], 0, ux, uy) == 0
+        ):
+            e = order[k]
+            if e % 2 == 0:
+                size = _heap_push(segs, px, py, heap, pos, size, e // 2)
+            k += 1
+        n = _emit(out, n, px, py)
+        nearest = heap[0] if size > 0 else -1
+        if nearest < 0 and radius <= 0.0:
+            return out[:0].copy(), 1
+        n = _emit_boundary(out, n, segs, nearest, px, py, ux, uy, radius)
+    if size == 0 and radius <= 0.0:
+        return out[:0].copy(), 1
+    last_x, last_y = ux, uy  # direction of the previous event group
+    while k < 2 * m:
+        e0 = order[k]
+        gx, gy = ex[e0], ey[e0]
+        if cone and _angle_cmp(px, py, ux, uy, half[e0], gx, gy, hw, wx, wy) >= 0:
+            break  # at or beyond the far edge of the cone
+        if out.shape[0] - n < 400:  # room for one arc and a transition
+            grown = np.empty((2 * out.shape[0] + 400, 2))
+            grown[:n] = out[:n]
+            out = grown
+        before = heap[0] if size > 0 else -1
+        if before < 0 and (k > 0 or cone):
+            n = _emit_arc(out, n, px, py, radius, last_x, last_y, gx, gy, False)
+        group_end = k
+        while group_end < 2 * m and (
+            _angle_cmp(
+                px,
+                py,
+                ux,
+                uy,
+                half[order[group_end]],
+                ex[order[group_end]],
+                ey[order[group_end]],
+                half[e0],
+                gx,
+                gy,
+            )
+            == 0
+        ):
+            group_end += 1
+        for g in range(k, group_end):  # ends first, then starts
+            e = order[g]
+            if e % 2 == 1:
+                size = _heap_remove(segs, px, py, heap, pos, size, e // 2)
+        for g in range(k, group_end):
+            e = order[g]
+            if e % 2 == 0 and pos[e // 2] < 0:
+                size = _heap_push(segs, px, py, heap, pos, size, e // 2)
+        after = heap[0] if size > 0 else -1
+        if after < 0 and radius <= 0.0:
+            return out[:0].copy(), 1
+        if before != after:
+            n = _emit_boundary(out, n, segs, before, px, py, gx, gy, radius)
+            n = _emit_boundary(out, n, segs, after, px, py, gx, gy, radius)
+        last_x, last_y = gx, gy
+        k = group_end
+    if out.shape[0] - n < 400:
+        grown = np.empty((2 * out.shape[0] + 400, 2))
+        grown[:n] = out[:n]
+        out = grown
+    nearest = heap[0] if size > 0 else -1
+    if cone:
+        if nearest < 0:
+            n = _emit_arc(out, n, px, py, radius, last_x, last_y, wx, wy, False)
+        n = _emit_boundary(out, n, segs, nearest, px, py, wx, wy, radius)
+    elif nearest < 0:
+        n = _emit_arc(out, n, px, py, radius, last_x, last_y, ux, uy, False)
+    if n > 1 and out[n - 1, 0] == out[0, 0] and out[n - 1, 1] == out[0, 1]:
+        n -= 1
+    return out[:n].copy(), 0
+
+
+# ------------------------------------------------------------------- ray fan
+
+
+@njit(cache=True, parallel=True)
+def cast_rays(segs, px, py, dirs, max_t):
+    """Nearest hit parameter along each ray p + t * dir (inf on a miss), brute force."""
+    n = dirs.shape[0]
+    m = segs.shape[0]
+    out = np.empty(n)
+    for r in prange(n):
+        dx, dy = dirs[r, 0], dirs[r, 1]
+        best = max_t
+        for i in range(m):
+            ax, ay = segs[i, 0], segs[i, 1]
+            ex, ey = segs[i, 2] - ax, segs[i, 3] - ay
+            denom = dx * ey - dy * ex
+            if denom == 0.0:
+                continue
+            wx, wy = ax - px, ay - py
+            t = (wx * ey - wy * ex) / denom
+            u = (wx * dy - wy * dx) / denom
+            if t >= 0.0 and 0.0 <= u <= 1.0 and t < best:
+                best = t
+        out[r] = best
+    return out

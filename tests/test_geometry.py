@@ -1,0 +1,167 @@
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tilecast as tc
+from tilecast.geometry import _point_in_polygon_reference
+
+coord = st.one_of(
+    st.integers(-8, 8).map(float),
+    st.integers(-64, 64).map(lambda k: k / 8),
+    # orientation is exact while products neither overflow nor underflow (documented)
+    st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False).filter(
+        lambda v: v == 0 or abs(v) > 1e-100
+    ),
+)
+point = st.tuples(coord, coord)
+
+
+def exact_orient(a, b, c):
+    a, b, c = ([Fraction(v) for v in q] for q in (a, b, c))
+    det = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+    return (det > 0) - (det < 0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(point, point, point)
+def test_orientation_is_exact(a, b, c):
+    assert tc.orientation(a, b, c) == exact_orient(a, b, c)
+
+
+def test_orientation_near_degenerate():
+    # Shewchuk's classic: points a hair off the line y = x through (12, 12), (24, 24).
+    rng = np.random.default_rng(1)
+    a = 0.5 + rng.integers(-64, 64, (500, 2)) * 2.0**-53
+    b = np.full((500, 2), 12.0)
+    c = np.full((500, 2), 24.0)
+    got = tc.orientation(a, b, c)
+    want = [exact_orient(p, q, r) for p, q, r in zip(a, b, c, strict=True)]
+    assert got.tolist() == want
+    assert set(want) == {-1, 0, 1}
+
+
+def test_ray_segment_cases():
+    assert tc.ray_segment((0, 0), (2, 0), (4, -1), (4, 1)) == (2.0, 0.5)
+    assert tc.ray_segment((0, 0), (1, 0), (4, 1), (5, 1)) is None  # parallel
+    assert tc.ray_segment((0, 0), (1, 0), (5, 0), (3, 0)) == (3.0, 1.0)  # collinear, near end
+    assert tc.ray_segment((4, 0), (1, 0), (5, 0), (3, 0)) == (0.0, 0.5)  # starts inside
+    assert tc.ray_segment((6, 0), (1, 0), (5, 0), (3, 0)) is None  # behind
+    assert tc.ray_segment((0, 0), (1, 1), (2, 2), (2, 5)) == (2.0, 0.0)  # touching an end
+    t, u = tc.ray_segment(np.zeros((3, 2)), [(1, 0), (0, 1), (-1, 0)], (2, -2), (2, 2))
+    assert t[0] == 2.0 and u[0] == 0.5 and np.isnan(t[1:]).all() and np.isnan(u[1:]).all()
+
+
+@settings(max_examples=200, deadline=None)
+@given(point, point, point, point)
+def test_segment_segment_against_exact(a, b, c, d):
+    hit = tc.segment_segment(a, b, c, d)
+    o1, o2 = exact_orient(a, b, c), exact_orient(a, b, d)
+    o3, o4 = exact_orient(c, d, a), exact_orient(c, d, b)
+    if o1 * o2 < 0 and o3 * o4 < 0:  # proper crossing: must be found
+        assert hit is not None
+        s, u = hit
+        x = a[0] + s * (b[0] - a[0])
+        y = a[1] + s * (b[1] - a[1])
+        x2 = c[0] + u * (d[0] - c[0])
+        y2 = c[1] + u * (d[1] - c[1])
+        assert math.isclose(x, x2, rel_tol=1e-6, abs_tol=1e-6)
+        assert math.isclose(y, y2, rel_tol=1e-6, abs_tol=1e-6)
+    elif (o1 * o2 > 0) or (o3 * o4 > 0):  # strictly apart
+        assert hit is None
+
+
+def test_ray_circle_roots_and_tangent():
+    assert tc.ray_circle((0, 0), (1, 0), (5, 0), 1) == (4.0, 6.0)
+    assert tc.ray_circle((5, 0), (1, 0), (5, 0), 1) == (-1.0, 1.0)  # from inside
+    assert tc.ray_circle((0, 0), (1, 0), (5, 1), 1) == (5.0, 5.0)
+    assert tc.ray_circle((0, 0), (1, 0), (5, 1.5), 1) is None
+    t0, t1 = tc.ray_circle((0, 0), [(1, 0), (0, 1)], (5, 0), [1.0, 2.0])
+    assert t0[0] == 4.0 and t1[0] == 6.0 and np.isnan(t0[1])
+    t0, t1 = tc.ray_circle((1e8, 0), (-1, 0), (0, 0), 1)  # far away: no cancellation
+    assert t0 == 1e8 - 1 and t1 == 1e8 + 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(point, point, st.floats(0.01, 100))
+def test_circle_tangents_are_tangent(p, c, r):
+    tangents = tc.circle_tangents(p, c, r)
+    d2 = (p[0] - c[0]) ** 2 + (p[1] - c[1]) ** 2
+    assert len(tangents) == (2 if d2 > r * r else 1 if d2 == r * r else 0)
+    scale = max(1.0, math.sqrt(d2))
+    for t in tangents:
+        assert math.isclose(math.dist(t, c), r, rel_tol=1e-9, abs_tol=1e-9 * scale)
+        # radius perpendicular to the line of sight
+        dot = (t[0] - c[0]) * (t[0] - p[0]) + (t[1] - c[1]) * (t[1] - p[1])
+        assert abs(dot) <= 1e-8 * scale * scale
+    if len(tangents) == 2:  # counter-clockwise from p: first, circle, second
+        assert exact_orient(p, tangents[0], c) > 0 or d2 > 1e10
+        assert exact_orient(p, c, tangents[1]) > 0 or d2 > 1e10
+
+
+@pytest.mark.parametrize("p", [(3, 0), (-3, 0), (0, 3), (0, -3)])
+def test_circle_tangents_on_axes(p):
+    t = tc.circle_tangents(p, (0, 0), 1)
+    assert t.shape == (2, 2) and np.isfinite(t).all()
+    assert np.allclose(np.hypot(*t.T), 1)
+
+
+def test_point_in_polygon_boundary_rule():
+    square = [(0, 0), (1, 0), (1, 1), (0, 1)]
+    pts = [(0, 0), (1, 0), (0, 1), (1, 1), (0.5, 0), (0.5, 1), (0, 0.5), (1, 0.5)]
+    assert tc.point_in_polygon(pts, square).tolist() == [
+        True, False, False, False, True, False, True, False,
+    ]  # fmt: skip
+    # the same rule for the clockwise ring and a closed ring
+    assert tc.point_in_polygon(pts, [*square[::-1], square[-1]]).tolist() == (
+        tc.point_in_polygon(pts, square).tolist()
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(3, 40), st.integers(0, 2**32 - 1))
+def test_point_in_polygon_matches_reference(n, seed):
+    rng = np.random.default_rng(seed)
+    poly = rng.integers(-8, 9, (n, 2)).astype(float) / 2  # self-intersecting, degenerate
+    if (poly[0] == poly[-1]).all():
+        poly[-1] += 0.5  # a repeated first vertex would mean a closed ring of n - 1
+    pts = np.vstack([rng.integers(-9, 10, (80, 2)) / 2, rng.uniform(-5, 5, (40, 2)), poly])
+    got = tc.point_in_polygon(pts, poly)
+    want = [_point_in_polygon_reference(tuple(q), poly) for q in pts]
+    assert got.tolist() == want
+
+
+def test_point_in_polygon_large_star():
+    rng = np.random.default_rng(3)
+    ang = np.sort(rng.uniform(0, 2 * np.pi, 1000))
+    r = rng.uniform(200, 500, 1000)
+    poly = np.c_[r * np.cos(ang), r * np.sin(ang)]
+    pts = rng.uniform(-500, 500, (3000, 2))
+    got = tc.point_in_polygon(pts, poly)
+    want = [_point_in_polygon_reference(tuple(q), poly) for q in pts[:300]]
+    assert got[:300].tolist() == want
+    assert got.any() and not got.all()
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError, match="direction"):
+        tc.ray_segment((0, 0), (0, 0), (1, 0), (1, 1))
+    with pytest.raises(ValueError, match="direction"):
+        tc.ray_circle((0, 0), (0, 0), (1, 0), 1)
+    with pytest.raises(ValueError, match="origin"):
+        tc.ray_segment((np.nan, 0), (1, 0), (1, 0), (1, 1))
+    with pytest.raises(ValueError, match="radius"):
+        tc.ray_circle((0, 0), (1, 0), (1, 0), -1)
+    with pytest.raises(ValueError, match="radius"):
+        tc.circle_tangents((0, 0), (1, 0), 0)
+    with pytest.raises(TypeError, match="a"):
+        tc.segment_segment("ab", (1, 0), (1, 0), (1, 1))
+    with pytest.raises(ValueError, match="polygon"):
+        tc.point_in_polygon((0, 0), [(0, 0), (1, 1)])
+    with pytest.raises(ValueError, match="points"):
+        tc.point_in_polygon([(0, 0, 0)], [(0, 0), (1, 0), (0, 1)])
+    with pytest.raises(ValueError, match="a has 2 points"):
+        tc.orientation(np.zeros((2, 2)), np.zeros((3, 2)), (0, 0))
