@@ -9,6 +9,7 @@ of a rational point). Ties (lattice points) fall out as equal parameters.
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 
@@ -33,7 +34,7 @@ def _walk_cells(U0, V0, DU, DV, events, t_end):
     """Cells on the open intervals between ``0``, the sorted events and ``t_end``."""
     ts = [Fraction(0), *events, t_end]
     cells = []
-    for a, b in zip(ts, ts[1:], strict=False):
+    for a, b in itertools.pairwise(ts):
         mid = (a + b) / 2
         cells.append((_floor(U0 + mid * DU), _floor(V0 + mid * DV)))
     return cells

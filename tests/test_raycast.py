@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from oracle import line_of_sight_oracle, raycast_all_oracle
 from strategies import directions, grids, points
-
 from tilecast import Grid, Hit, line_of_sight, raycast, raycast_all
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -40,7 +40,7 @@ def test_raycast_all_matches_exact_oracle(case):
     )
     expected = raycast_all_oracle(grid, origin, direction, max_distance, gaps, ignore_start)
     assert [h.cell for h in hits] == [e[0] for e in expected]
-    for hit, (cell, kind, distance, point) in zip(hits, expected, strict=True):
+    for hit, (_cell, kind, distance, point) in zip(hits, expected, strict=True):
         assert hit.inside == (kind == "inside")
         assert hit.distance == distance  # same float64 formula
         assert _close(hit.point, point)
@@ -207,8 +207,16 @@ def test_line_of_sight_end_cells_do_not_block():
         (lambda g: raycast(g, (0.0, 0.0), (1.0, 0.0), ignore_start=1), TypeError, "ignore_start"),
         (lambda g: raycast(np.zeros((2, 2)), (0.0, 0.0), (1.0, 0.0)), TypeError, "grid"),
         (lambda g: raycast(g, (0.0, 0.0, 0.0), (1.0, 0.0)), ValueError, "origin"),
-        (lambda g: raycast_all(g, (0.0, 0.0), (1.0, 0.0), max_results=-1), ValueError, "max_results"),
-        (lambda g: raycast_all(g, (0.0, 0.0), (1.0, 0.0), max_results=1.5), TypeError, "max_results"),
+        (
+            lambda g: raycast_all(g, (0.0, 0.0), (1.0, 0.0), max_results=-1),
+            ValueError,
+            "max_results",
+        ),
+        (
+            lambda g: raycast_all(g, (0.0, 0.0), (1.0, 0.0), max_results=1.5),
+            TypeError,
+            "max_results",
+        ),
         (lambda g: line_of_sight(g, (0.0, 0.0), (1.0, math.nan)), ValueError, "b"),
         (lambda g: line_of_sight(g, (0.0, 0.0), (1.0, 0.0), diagonal_gaps="x"), ValueError, "gaps"),
     ],

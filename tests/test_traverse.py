@@ -1,12 +1,13 @@
+import itertools
 import math
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from oracle import traverse_oracle
 from strategies import grids, points
-
 from tilecast import Grid, Step, traverse
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -30,13 +31,13 @@ def segment_cases(draw):
 def test_traverse_matches_sorted_crossings_oracle(case):
     grid, a, b, policy = case
     steps = list(traverse(grid, a, b, corners=policy))
-    expected, events = traverse_oracle(grid, a, b, policy)
+    expected, _events = traverse_oracle(grid, a, b, policy)
     assert [(s.cell, s.corner) for s in steps] == [(c, k) for c, k, _ in expected]
     assert [s.normal for s in steps] == pytest.approx([n for _, _, n in expected])
     # t is reported in float64: non-decreasing, in [0, 1], close to the exact value
     ts = [s.t for s in steps]
     assert ts[0] == 0.0
-    assert all(0.0 <= t0 <= t1 <= 1.0 for t0, t1 in zip(ts, ts[1:], strict=False))
+    assert all(0.0 <= t0 <= t1 <= 1.0 for t0, t1 in itertools.pairwise(ts))
 
 
 @SETTINGS
@@ -60,7 +61,7 @@ def test_both_policy_is_symmetric_and_others_are_four_connected(case):
         di = abs(path[-1][0] - path[0][0])
         dj = abs(path[-1][1] - path[0][1])
         assert len(path) == di + dj + 1
-        for (i0, j0), (i1, j1) in zip(path, path[1:], strict=False):
+        for (i0, j0), (i1, j1) in itertools.pairwise(path):
             assert abs(i1 - i0) + abs(j1 - j0) == 1
 
 
