@@ -104,7 +104,7 @@ def _cast(
     solid = grid.solid
     rows, cols = solid.shape
     outside_solid = grid.outside == "solid"
-    norm = math.hypot(dx, dy)
+    norm = math.sqrt(dx * dx + dy * dy)  # not hypot: libm and CPython differ by an ulp
     walker = TileWalker((x0 - ox) / w, (y0 - oy) / h, dx / w, dy / h)
     sx, sy = walker.sx, walker.sy
 
