@@ -114,28 +114,33 @@ def test_set_solid_keeps_the_clearance_map_current():
         cells = rng.integers(0, 70, (rng.integers(1, 30), 2))
         grid.set_solid(cells, rng.random() < 0.7)
         assert_same_as_raycast(grid, origins, dirs, np.inf)
-        assert np.array_equal(clearance_map(grid), brute_force_clearance(grid.solid))
+        assert np.array_equal(clearance_map(grid), brute_force_clearance(grid.solid, True))
     grid.set_solid(rng.integers(0, 70, (400, 2)), True)  # many: full rebuild
-    assert np.array_equal(clearance_map(grid), brute_force_clearance(grid.solid))
+    assert np.array_equal(clearance_map(grid), brute_force_clearance(grid.solid, True))
     assert_same_as_raycast(grid, origins, dirs, np.inf)
 
 
-def brute_force_clearance(solid):
+def brute_force_clearance(solid, outside_solid):
+    """Quadrant clearance by definition: grow the square until it meets a wall."""
     rows, cols = solid.shape
-    out = np.full((rows, cols), -1)
-    for j in range(rows):
-        for i in range(cols):
-            if solid[j, i]:
-                continue
-            r = 0
-            while r < CLEARANCE_CAP:
-                r1 = r + 1
-                if j - r1 < 0 or i - r1 < 0 or j + r1 >= rows or i + r1 >= cols:
-                    break
-                if solid[j - r1 : j + r1 + 1, i - r1 : i + r1 + 1].any():
-                    break
-                r = r1
-            out[j, i] = r
+    out = np.full((4, rows + 2, cols + 2), -1 if outside_solid else -2)
+    for q, (sx, sy) in enumerate([(1, 1), (-1, 1), (1, -1), (-1, -1)]):
+        for j in range(rows):
+            for i in range(cols):
+                if solid[j, i]:
+                    out[q, j + 1, i + 1] = -1
+                    continue
+                r = 0
+                while r < CLEARANCE_CAP:
+                    i1, j1 = i + sx * (r + 1), j + sy * (r + 1)
+                    if not (0 <= i1 < cols and 0 <= j1 < rows):
+                        break
+                    lo_i, hi_i = min(i, i1), max(i, i1)
+                    lo_j, hi_j = min(j, j1), max(j, j1)
+                    if solid[lo_j : hi_j + 1, lo_i : hi_i + 1].any():
+                        break
+                    r += 1
+                out[q, j + 1, i + 1] = r
     return out
 
 
@@ -143,8 +148,9 @@ def test_clearance_map_is_the_largest_empty_square():
     rng = np.random.default_rng(5)
     solid = rng.random((40, 90)) < 0.01
     solid[5:30, 10:80] = False
-    grid = Grid(solid)
-    assert np.array_equal(clearance_map(grid), brute_force_clearance(solid))
+    assert np.array_equal(clearance_map(Grid(solid)), brute_force_clearance(solid, False))
+    grid = Grid(solid, outside="solid")
+    assert np.array_equal(clearance_map(grid), brute_force_clearance(solid, True))
 
 
 def test_far_and_tiny_rays_fall_back_to_the_reference():

@@ -24,7 +24,7 @@ __all__ = ["CLEARANCE_CAP", "Hits", "raycast_many", "scan", "scan_many"]
 #: Largest clearance stored per cell (a ray jumps at most this far at once).
 #: A higher cap helps wide open maps but makes ``Grid.set_solid`` touch a
 #: larger window around each changed cell.
-CLEARANCE_CAP = 24
+CLEARANCE_CAP = 100
 # Jump only from cells whose clearance is at least this: a jump costs a few
 # exact comparisons, a plain step one.
 _JUMP_MIN = 2
@@ -88,52 +88,49 @@ class Hits:
 
 # --------------------------------------------------------------- clearance
 class _Clearance:
-    """The grid's clearance map, kept current by ``Grid.set_solid``."""
+    """The grid's quadrant clearance map, kept current by ``Grid.set_solid``."""
 
     __slots__ = ("cap", "values")
 
     def __init__(self, grid: Grid, cap: int) -> None:
-        from tilecast._kernels.raycast import clearance_window
+        from tilecast._kernels.raycast import build_clearance
 
         self.cap = cap
         rows, cols = grid.shape
-        self.values = np.empty((rows, cols), dtype=np.int8)
-        clearance_window(grid.solid, cap, 0, rows, 0, cols, self.values)
+        self.values = np.empty((4, rows + 2, cols + 2), dtype=np.int8)
+        build_clearance(grid.solid, cap, grid.outside == "solid", self.values)
 
     def update(self, grid: Grid, cells: np.ndarray) -> None:
-        from tilecast._kernels.raycast import clearance_window
+        from tilecast._kernels.raycast import build_clearance, update_clearance
 
         rows, cols = grid.shape
         if len(cells) > _REBUILD_FRACTION * rows * cols:
-            clearance_window(grid.solid, self.cap, 0, rows, 0, cols, self.values)
-            return
-        reach = self.cap + 1
-        for col, row in cells:
-            clearance_window(
-                grid.solid,
-                self.cap,
-                max(row - reach, 0),
-                min(row + reach + 1, rows),
-                max(col - reach, 0),
-                min(col + reach + 1, cols),
-                self.values,
-            )
+            build_clearance(grid.solid, self.cap, grid.outside == "solid", self.values)
+        else:
+            update_clearance(grid.solid, self.cap, cells, self.values)
 
 
 def clearance_map(grid: Grid) -> np.ndarray:
-    """Return the grid's clearance map (built on first use, then kept current).
+    """Return the grid's quadrant clearance map (built on first use, then kept current).
 
-    For an empty cell: the radius ``r`` (at most :data:`CLEARANCE_CAP`) of the
-    largest square of empty cells on the map centred on it; ``-1`` for a
-    solid cell. Building it costs one pass over the map; after
-    ``grid.set_solid`` only a window around each changed cell is redone.
+    Shape ``(4, rows + 2, cols + 2)``, int8, padded with one ring of cells for
+    what lies beyond the map (``-1`` when ``outside="solid"``, ``-2`` when
+    empty). Entry ``[q, j + 1, i + 1]`` of an empty cell is the largest ``r``
+    (at most :data:`CLEARANCE_CAP`) such that the square of cells
+    ``[i, i + sx*r] x [j, j + sy*r]`` is empty and on the map, for the
+    quadrant ``q = (sx < 0) + 2 * (sy < 0)``; ``-1`` for a solid cell.
+    Building it costs one pass over the map per quadrant; after
+    ``grid.set_solid`` only the cells whose squares hold a changed cell are
+    redone.
 
     Examples
     --------
     >>> from tilecast import Grid
     >>> from tilecast.batch import clearance_map
-    >>> clearance_map(Grid([[0, 0, 0, 0, 0]] * 5, outside="solid"))[2].tolist()
-    [0, 1, 2, 1, 0]
+    >>> clearance_map(Grid([[0, 0, 0, 1]], outside="solid"))[1, 1, 1:5].tolist()  # towards -x
+    [0, 0, 0, -1]
+    >>> clearance_map(Grid([[0, 0], [0, 0]]))[0, 1:3, 1:3].tolist()  # towards +x +y
+    [[1, 0], [0, 0]]
     """
     data = grid._accel.get("clearance")
     if data is None:

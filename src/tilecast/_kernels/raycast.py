@@ -1,11 +1,15 @@
 """Compiled first-hit ray casting on a grid, with exact empty-space skipping.
 
-The walk is the one of :mod:`tilecast._walk`, step for step, on a *clearance
-map*: for each empty cell, the radius ``r`` (capped) of the largest square of
-empty on-map cells centred on it (``-1`` for a solid cell). From a cell with
-``r >= 1`` a ray jumps straight to the border of that square: no cell inside
-it can stop the ray, and every lattice point strictly inside it has four empty
-neighbours, so the jump skips nothing the walk would have reported.
+The walk is the one of :mod:`tilecast._walk`, step for step, on a *quadrant
+clearance map*: for each empty cell and each of the four diagonal directions
+``(sx, sy)``, the largest ``r`` (capped) such that the square of cells
+``[i, i + sx*r] x [j, j + sy*r]`` is empty and on the map (``-1`` for a solid
+cell). A ray moving towards ``(sx, sy)`` from a cell with ``r >= 1`` jumps
+straight to the far border of that square: no cell inside it can stop the
+ray, and every lattice point strictly inside it has four empty neighbours, so
+the jump skips nothing the walk would have reported. The map is padded with
+one ring of cells standing for what lies beyond it, so the walk needs no
+bounds checks.
 
 Every decision about cells is exact. The order of two crossings is decided by
 a floating-point filter, and when the filter is unsure by an error-free
@@ -149,12 +153,80 @@ def settle_x(y_line, i0, u0, v0, du, dv, adu, adv, sx, sy):
     return i, line
 
 
-@njit(cache=True, inline="always")
-def cell_value(clear, i, j, outside_solid):
-    rows, cols = clear.shape
-    if 0 <= i < cols and 0 <= j < rows:
-        return clear[j, i]
-    return SOLID if outside_solid else OFF_EMPTY
+
+# ---------------------------------------------------- quadrant clearance map
+@njit(cache=True)
+def quadrant_index(sx, sy):
+    """Index 0..3 of the quadrant a ray moving along (sx, sy) uses (0 counts as +)."""
+    return (1 if sx < 0 else 0) + (2 if sy < 0 else 0)
+
+
+@njit(cache=True)
+def fill_padding(accel, outside_solid):
+    """Write the ring of cells that stands for what lies beyond the map."""
+    _, rows2, cols2 = accel.shape
+    value = SOLID if outside_solid else OFF_EMPTY
+    for q in range(4):
+        for j in range(rows2):
+            accel[q, j, 0] = value
+            accel[q, j, cols2 - 1] = value
+        for i in range(cols2):
+            accel[q, 0, i] = value
+            accel[q, rows2 - 1, i] = value
+
+
+@njit(cache=True)
+def clearance_window(solid, cap, q, j_lo, j_hi, i_lo, i_hi, accel):
+    """Recompute quadrant q's clearance for rows j_lo..j_hi-1, cols i_lo..i_hi-1.
+
+    A cell's value depends only on its neighbours one step towards the
+    quadrant, which are final before it in this order; values outside the
+    window in that direction are not affected by cells inside it.
+    """
+    rows, cols = solid.shape
+    sx = -1 if q & 1 else 1
+    sy = -1 if q & 2 else 1
+    j_start, j_stop = (j_hi - 1, j_lo - 1) if sy > 0 else (j_lo, j_hi)
+    i_start, i_stop = (i_hi - 1, i_lo - 1) if sx > 0 else (i_lo, i_hi)
+    for j in range(j_start, j_stop, -sy):
+        for i in range(i_start, i_stop, -sx):
+            if solid[j, i]:
+                accel[q, j + 1, i + 1] = SOLID
+                continue
+            jn = j + sy
+            i_n = i + sx
+            if jn < 0 or jn >= rows or i_n < 0 or i_n >= cols:
+                accel[q, j + 1, i + 1] = 0
+                continue
+            m = min(
+                accel[q, j + 1, i_n + 1], accel[q, jn + 1, i + 1], accel[q, jn + 1, i_n + 1]
+            )
+            accel[q, j + 1, i + 1] = 0 if m < 0 else min(m + 1, cap)
+
+
+@njit(cache=True)
+def build_clearance(solid, cap, outside_solid, accel):
+    """Fill the padded quadrant clearance map accel, shape (4, rows + 2, cols + 2)."""
+    rows, cols = solid.shape
+    fill_padding(accel, outside_solid)
+    for q in range(4):
+        clearance_window(solid, cap, q, 0, rows, 0, cols, accel)
+
+
+@njit(cache=True)
+def update_clearance(solid, cap, cells, accel):
+    """Bring accel up to date after the solidity of `cells` (N, 2) changed."""
+    rows, cols = solid.shape
+    for n in range(cells.shape[0]):
+        ci = cells[n, 0]
+        cj = cells[n, 1]
+        for q in range(4):
+            sx = -1 if q & 1 else 1
+            sy = -1 if q & 2 else 1
+            # the cells whose square (towards q) contains (ci, cj)
+            i_lo, i_hi = (max(ci - cap, 0), ci + 1) if sx > 0 else (ci, min(ci + cap + 1, cols))
+            j_lo, j_hi = (max(cj - cap, 0), cj + 1) if sy > 0 else (cj, min(cj + cap + 1, rows))
+            clearance_window(solid, cap, q, j_lo, j_hi, i_lo, i_hi, accel)
 
 
 @njit(cache=True, inline="always")
@@ -179,31 +251,23 @@ def _line_limit(u0, du, norm, max_distance, s):
 
 # --------------------------------------------------------------- the ray cast
 @njit(cache=True)
-def cast_one(
-    clear,
-    outside_solid,
-    ox,
-    oy,
-    w,
-    h,
-    x0,
-    y0,
-    dx,
-    dy,
-    max_distance,
-    gaps,
-    ignore_start,
-    jump_min,
-    out_f,
-    out_i,
-    k,
-):
-    """Cast ray k; write distance, point, normal to out_f[k] and hit, cell, inside to out_i[k].
+def cast_one(flat, rows, cols, outside_solid, ox, oy, w, h, x0, y0, dx, dy,
+             max_distance, gaps, ignore_start, jump_min, out_f, out_i, k):  # fmt: skip
+    """Cast ray k on the flattened padded clearance map; results in out_f[k], out_i[k].
 
     out_f[k] = (distance, px, py, nx, ny); out_i[k] = (status, hit, ci, cj, inside).
     gaps: 0 block_if_both, 1 block_if_either, 2 open.
     """
-    rows, cols = clear.shape
+    out_i[k, 0] = DONE
+    out_i[k, 1] = 0
+    out_i[k, 2] = -1
+    out_i[k, 3] = -1
+    out_i[k, 4] = 0
+    out_f[k, 0] = np.inf
+    out_f[k, 1] = np.nan
+    out_f[k, 2] = np.nan
+    out_f[k, 3] = 0.0
+    out_f[k, 4] = 0.0
     _, exponent = math.frexp(max(abs(dx), abs(dy)))
     dx = math.ldexp(dx, 1 - exponent)
     dy = math.ldexp(dy, 1 - exponent)
@@ -213,15 +277,6 @@ def cast_one(
     dv = dy / h
     adu = abs(du)
     adv = abs(dv)
-    out_i[k, 1] = 0
-    out_i[k, 4] = 0
-    out_f[k, 0] = np.inf
-    out_f[k, 1] = np.nan
-    out_f[k, 2] = np.nan
-    out_f[k, 3] = 0.0
-    out_f[k, 4] = 0.0
-    out_i[k, 2] = -1
-    out_i[k, 3] = -1
     if not (
         (u0 == 0.0 or _SAFE_SMALL <= abs(u0) <= _SAFE_LARGE)
         and (v0 == 0.0 or _SAFE_SMALL <= abs(v0) <= _SAFE_LARGE)
@@ -230,7 +285,6 @@ def cast_one(
     ):
         out_i[k, 0] = UNSAFE
         return
-    out_i[k, 0] = DONE
     norm = math.sqrt(dx * dx + dy * dy)  # not hypot: libm and CPython differ by an ulp
     sx = np.int64(1) if du > 0.0 else (np.int64(-1) if du < 0.0 else np.int64(0))
     sy = np.int64(1) if dv > 0.0 else (np.int64(-1) if dv < 0.0 else np.int64(0))
@@ -240,8 +294,20 @@ def cast_one(
     j0 = j
     nx = i + 1 if sx > 0 else i
     ny = j + 1 if sy > 0 else j
+    q = quadrant_index(sx, sy)
+    row_step = cols + 2
+    plane = q * (rows + 2) * (cols + 2)
 
-    value = cell_value(clear, i, j, outside_solid)
+    on_map = 0 <= i < cols and 0 <= j < rows
+    if on_map:
+        value = np.int64(flat[plane + (j + 1) * row_step + (i + 1)])
+    elif outside_solid:
+        if ignore_start:  # rare: walking on beyond a solid outside; use the reference
+            out_i[k, 0] = UNSAFE
+            return
+        value = np.int64(SOLID)
+    else:
+        value = np.int64(OFF_EMPTY)
     if value == SOLID and not ignore_start:
         out_i[k, 1] = 1
         out_i[k, 2] = i
@@ -283,71 +349,104 @@ def cast_one(
             ny = y_line
             if sx != 0:
                 i, nx = settle_x(y_line, i0, u0, v0, du, dv, adu, adv, sx, sy)
-        value = OFF_EMPTY
+        if not (-1 <= i <= cols and -1 <= j <= rows):  # never expected; stay safe
+            out_i[k, 0] = UNSAFE
+            return
 
     x_limit = _line_limit(u0, du, norm, max_distance, sx)
     y_limit = _line_limit(v0, dv, norm, max_distance, sy)
+    fx = sx * adv
+    fy = sy * adu
+    x_step = sx
+    y_step = sy * row_step
+    idx = plane + (j + 1) * row_step + (i + 1)
     while True:
         if value >= jump_min:
-            # leave the empty square of radius `value` around (i, j) at once
-            if sx == 0:
-                y_exit = j + value + 1 if sy > 0 else j - value
-                j = y_exit - 1 if sy > 0 else y_exit
-                ny = y_exit
-            elif sy == 0:
-                x_exit = i + value + 1 if sx > 0 else i - value
+            # leave the empty square towards the ray's quadrant at once
+            x_exit = i + value + 1 if sx >= 0 else i - value
+            y_exit = j + value + 1 if sy >= 0 else j - value
+            if sy == 0 or (sx != 0 and order(x_exit, y_exit, u0, v0, adu, adv, sx, sy) <= 0):
                 i = x_exit - 1 if sx > 0 else x_exit
                 nx = x_exit
-            else:
-                x_exit = i + value + 1 if sx > 0 else i - value
-                y_exit = j + value + 1 if sy > 0 else j - value
-                if order(x_exit, y_exit, u0, v0, adu, adv, sx, sy) <= 0:
-                    i = x_exit - 1 if sx > 0 else x_exit
-                    nx = x_exit
+                if sy != 0:
                     j, ny = settle_y(x_exit, j0, u0, v0, du, dv, adu, adv, sx, sy)
-                else:
-                    j = y_exit - 1 if sy > 0 else y_exit
-                    ny = y_exit
+            else:
+                j = y_exit - 1 if sy > 0 else y_exit
+                ny = y_exit
+                if sx != 0:
                     i, nx = settle_x(y_exit, i0, u0, v0, du, dv, adu, adv, sx, sy)
+            idx = plane + (j + 1) * row_step + (i + 1)
         if sx == 0:
             event = 1
         elif sy == 0:
             event = -1
         else:
-            event = order(nx, ny, u0, v0, adu, adv, sx, sy)
+            lhs = (nx - u0) * fx
+            rhs = (ny - v0) * fy
+            diff = lhs - rhs
+            tol = _FILTER * (lhs + rhs)
+            if diff < -tol:
+                event = -1
+            elif diff > tol:
+                event = 1
+            else:
+                event = exact_order(nx, ny, u0, v0, adu, adv, sx, sy)
         if event <= 0:
-            if x_limit != NO_LIMIT and (nx - x_limit) * sx > 0:
+            if (nx - x_limit) * sx > 0 and x_limit != NO_LIMIT:
                 return
-        elif y_limit != NO_LIMIT and (ny - y_limit) * sy > 0:
+        elif (ny - y_limit) * sy > 0 and y_limit != NO_LIMIT:
             return
-        if event == 0:
-            a_value = cell_value(clear, i + sx, j, outside_solid)
-            b_value = cell_value(clear, i, j + sy, outside_solid)
-            stop_i = np.int64(0)
-            stop_j = np.int64(0)
+        if event < 0:
+            i += sx
+            idx += x_step
+            value = np.int64(flat[idx])
+            if value == SOLID:
+                t = (nx - u0) / du
+                out_i[k, 1] = 1
+                out_i[k, 2] = i
+                out_i[k, 3] = j
+                out_f[k, 0] = t * norm
+                out_f[k, 1] = ox + nx * w
+                out_f[k, 2] = y0 + t * dy
+                out_f[k, 3] = float(-sx)
+                return
+            nx += sx
+        elif event > 0:
+            j += sy
+            idx += y_step
+            value = np.int64(flat[idx])
+            if value == SOLID:
+                t = (ny - v0) / dv
+                out_i[k, 1] = 1
+                out_i[k, 2] = i
+                out_i[k, 3] = j
+                out_f[k, 0] = t * norm
+                out_f[k, 1] = x0 + t * dx
+                out_f[k, 2] = oy + ny * h
+                out_f[k, 4] = float(-sy)
+                return
+            ny += sy
+        else:
+            a_solid = flat[idx + x_step] == SOLID
+            b_solid = flat[idx + y_step] == SOLID
+            stop_i = i + sx
+            stop_j = j
             stopped = False
             if gaps == 0:
-                if a_value == SOLID and b_value == SOLID:
-                    stopped = True
-                    stop_i = i + sx
-                    stop_j = j
+                stopped = a_solid and b_solid
             elif gaps == 1:
-                if a_value == SOLID:
-                    stopped = True
-                    stop_i = i + sx
-                    stop_j = j
-                elif b_value == SOLID:
-                    stopped = True
+                stopped = a_solid or b_solid
+                if not a_solid:
                     stop_i = i
                     stop_j = j + sy
             i += sx
             j += sy
-            if not stopped:
-                value = cell_value(clear, i, j, outside_solid)
-                if value == SOLID:
-                    stopped = True
-                    stop_i = i
-                    stop_j = j
+            idx += x_step + y_step
+            value = np.int64(flat[idx])
+            if not stopped and value == SOLID:
+                stopped = True
+                stop_i = i
+                stop_j = j
             if stopped:
                 t = (nx - u0) / du
                 out_i[k, 1] = 1
@@ -361,36 +460,6 @@ def cast_one(
                 return
             nx += sx
             ny += sy
-        elif event < 0:
-            i += sx
-            value = cell_value(clear, i, j, outside_solid)
-            if value == SOLID:
-                t = (nx - u0) / du
-                out_i[k, 1] = 1
-                out_i[k, 2] = i
-                out_i[k, 3] = j
-                out_f[k, 0] = t * norm
-                out_f[k, 1] = ox + nx * w
-                out_f[k, 2] = y0 + t * dy
-                out_f[k, 3] = float(-sx)
-                out_f[k, 4] = 0.0
-                return
-            nx += sx
-        else:
-            j += sy
-            value = cell_value(clear, i, j, outside_solid)
-            if value == SOLID:
-                t = (ny - v0) / dv
-                out_i[k, 1] = 1
-                out_i[k, 2] = i
-                out_i[k, 3] = j
-                out_f[k, 0] = t * norm
-                out_f[k, 1] = x0 + t * dx
-                out_f[k, 2] = oy + ny * h
-                out_f[k, 3] = 0.0
-                out_f[k, 4] = float(-sy)
-                return
-            ny += sy
         if value == OFF_EMPTY and (
             (i < 0 and sx <= 0)
             or (i >= cols and sx >= 0)
@@ -401,27 +470,15 @@ def cast_one(
 
 
 @njit(cache=True, parallel=True)
-def cast_many(
-    clear,
-    outside_solid,
-    ox,
-    oy,
-    w,
-    h,
-    origins,
-    directions,
-    origin_stride,
-    max_distances,
-    gaps,
-    ignore_start,
-    jump_min,
-    out_f,
-    out_i,
-):
+def cast_many(accel, outside_solid, ox, oy, w, h, origins, directions, origin_stride,
+              max_distances, gaps, ignore_start, jump_min, out_f, out_i):  # fmt: skip
     """Cast every ray; ray k starts at origins[k // origin_stride].
 
     One direction or one max distance broadcasts over all rays.
     """
+    rows = accel.shape[1] - 2
+    cols = accel.shape[2] - 2
+    flat = accel.reshape(-1)
     n = out_f.shape[0]
     # 0 or 1: index multipliers (mixing a literal 0 and the loop index in a
     # conditional would type the index as float)
@@ -431,25 +488,9 @@ def cast_many(
         o = k // origin_stride
         m = k * distance_step
         d = k * direction_step
-        cast_one(
-            clear,
-            outside_solid,
-            ox,
-            oy,
-            w,
-            h,
-            origins[o, 0],
-            origins[o, 1],
-            directions[d, 0],
-            directions[d, 1],
-            max_distances[m],
-            gaps,
-            ignore_start,
-            jump_min,
-            out_f,
-            out_i,
-            k,
-        )
+        cast_one(flat, rows, cols, outside_solid, ox, oy, w, h, origins[o, 0], origins[o, 1],
+                 directions[d, 0], directions[d, 1], max_distances[m], gaps, ignore_start,
+                 jump_min, out_f, out_i, k)  # fmt: skip
 
 
 @njit(cache=True, parallel=True)
@@ -464,67 +505,3 @@ def scan_directions(poses, angles):
             out[q * b + a, 0] = math.cos(theta)
             out[q * b + a, 1] = math.sin(theta)
     return out
-
-
-# ------------------------------------------------------------- clearance map
-@njit(cache=True)
-def clearance_window(solid, cap, r0, r1, c0, c1, out):
-    """Capped Chebyshev clearance for rows r0..r1-1, cols c0..c1-1 into out.
-
-    The clearance of an empty cell is d - 1, where d is the Chebyshev
-    distance to the nearest solid cell or the nearest cell beyond the map,
-    capped at cap + 1; solid cells get -1. Only cells within cap + 1 of the
-    window are read, so the window's values are exact.
-    """
-    rows, cols = solid.shape
-    reach = cap + 1
-    a0 = max(r0 - reach, 0)
-    a1 = min(r1 + reach, rows)
-    b0 = max(c0 - reach, 0)
-    b1 = min(c1 + reach, cols)
-    hgt = a1 - a0
-    wid = b1 - b0
-    dist = np.empty((hgt, wid), dtype=np.int32)
-    for y in range(hgt):
-        for x in range(wid):
-            dist[y, x] = 0 if solid[a0 + y, b0 + x] else reach
-    # distance to the map border: cells beyond it count as solid
-    # two chamfer passes with unit weights are exact for the Chebyshev metric
-    for y in range(hgt):
-        for x in range(wid):
-            d = dist[y, x]
-            if d == 0:
-                continue
-            gy = a0 + y
-            gx = b0 + x
-            border = min(gy + 1, gx + 1, rows - gy, cols - gx)
-            if border < d:
-                d = border
-            if y > 0:
-                if dist[y - 1, x] + 1 < d:
-                    d = dist[y - 1, x] + 1
-                if x > 0 and dist[y - 1, x - 1] + 1 < d:
-                    d = dist[y - 1, x - 1] + 1
-                if x + 1 < wid and dist[y - 1, x + 1] + 1 < d:
-                    d = dist[y - 1, x + 1] + 1
-            if x > 0 and dist[y, x - 1] + 1 < d:
-                d = dist[y, x - 1] + 1
-            dist[y, x] = d
-    for y in range(hgt - 1, -1, -1):
-        for x in range(wid - 1, -1, -1):
-            d = dist[y, x]
-            if d == 0:
-                continue
-            if y + 1 < hgt:
-                if dist[y + 1, x] + 1 < d:
-                    d = dist[y + 1, x] + 1
-                if x > 0 and dist[y + 1, x - 1] + 1 < d:
-                    d = dist[y + 1, x - 1] + 1
-                if x + 1 < wid and dist[y + 1, x + 1] + 1 < d:
-                    d = dist[y + 1, x + 1] + 1
-            if x + 1 < wid and dist[y, x + 1] + 1 < d:
-                d = dist[y, x + 1] + 1
-            dist[y, x] = d
-    for y in range(r0, r1):
-        for x in range(c0, c1):
-            out[y, x] = dist[y - a0, x - b0] - 1
