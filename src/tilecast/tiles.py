@@ -130,7 +130,7 @@ def _as_int(name: str, value: Any, minimum: int) -> int:
 
 
 def _as_pixel_size(name: str, value: Any) -> tuple[int, int]:
-    """An integer size ``n`` or ``(width, height)`` in pixels."""
+    """Return an integer size ``n`` or ``(width, height)`` in pixels as a pair."""
     if isinstance(value, tuple | list | np.ndarray):
         if len(value) != 2:
             raise ValueError(f"{name} must be an integer or (width, height), got {value!r}")
@@ -638,7 +638,7 @@ class TileMap:
 
     @property
     def variant_masks(self) -> np.ndarray:
-        """bool ``(V, th, tw)``: displayed mask of each (tile id, flips) pair in use."""
+        """Displayed bool mask ``(V, th, tw)`` of each (tile id, flips) pair in use."""
         return self._variant_masks
 
     @property
