@@ -440,13 +440,16 @@ class TileMap:
     Examples
     --------
     >>> import numpy as np
-    >>> from tilecast import TileMap, TileSet
+    >>> from tilecast import TileMap, TileSet, raycast
     >>> slope = np.tril(np.ones((4, 4), dtype=bool))  # solid at and below the diagonal
     >>> tmap = TileMap([[-1, 0, 0]], TileSet([slope]), flips=[[0, 0, 1]])
     >>> tmap.shape, tmap.tile_size, tmap.pixel_size
     ((1, 3), (4.0, 4.0), (1.0, 1.0))
     >>> tmap.is_point_solid((4.5, 3.5)), tmap.is_point_solid((6.5, 0.5))
     (True, False)
+    >>> hit = raycast(tmap, (0.5, 2.5), (1.0, 0.0))
+    >>> hit.point, hit.cell, hit.pixel
+    ((4.0, 2.5), (1, 0), (0, 2))
     >>> tmap.to_grid().solid.tolist()
     [[False, True, True]]
     """
