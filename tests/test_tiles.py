@@ -13,7 +13,7 @@ from tilecast.tiles import flip_mask
 
 raycast_module = importlib.import_module("tilecast.raycast")
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 GAPS = ["block_if_both", "block_if_either", "open"]
 
 # (world tile size or None, origin); None: one pixel per world unit
@@ -240,6 +240,23 @@ def test_line_of_sight_across_many_empty_tiles():
     walled = TileMap(np.where(np.eye(50, dtype=bool)[::-1], 0, -1), solid)
     assert not line_of_sight(walled, (0.5, 0.5), (799.5, 799.5))
     assert line_of_sight(walled, (0.5, 0.5), (300.5, 0.5))
+
+
+def test_rays_from_far_away_and_an_empty_id_that_is_a_tile_id():
+    tiles = TileSet([np.zeros((3, 3), bool), np.eye(3, dtype=bool)])
+    tmap = TileMap([[0, 1], [1, 0]], tiles, empty=0, tile_size=(0.3, 0.7), origin=(-5.0, 2.0))
+    assert tmap.cell_kinds.tolist() == [[0, 2], [2, 0]]
+    pixels = tmap.to_pixel_grid()
+    for origin, direction in [
+        ((-1e9, 2.0 + 0.7 * 1.5), (1.0, 0.0)),
+        ((1e12, 2.05), (-1.0, 0.0)),
+        ((-5.0 - 1e6, 2.0 - 1e6), (1.0, 1.0)),
+        ((-4.7, -1e8), (0.0, 1.0)),
+    ]:
+        got = raycast_all(tmap, origin, direction)
+        expected = raycast_all(pixels, origin, direction)
+        assert len(got) > 0
+        assert [_fields(h) for h in got] == [_as_tile_hit(h, tmap) for h in expected]
 
 
 def test_outside_solid_hit_names_the_outside_tile():

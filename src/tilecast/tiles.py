@@ -43,10 +43,19 @@ from typing import Any
 import numpy as np
 
 from tilecast._validate import as_choice, as_finite_float, as_point, as_positive_float
-from tilecast.grid import OUTSIDE_POLICIES, Grid
+from tilecast.grid import OUTSIDE_POLICIES, Grid, _as_cell_array
 
-__all__ = ["EMPTY", "FLIP_DIAGONAL", "FLIP_HORIZONTAL", "FLIP_VERTICAL", "FULL", "MIXED"]
-__all__ += ["TileMap", "TileSet", "flip_mask"]
+__all__ = [
+    "EMPTY",
+    "FLIP_DIAGONAL",
+    "FLIP_HORIZONTAL",
+    "FLIP_VERTICAL",
+    "FULL",
+    "MIXED",
+    "TileMap",
+    "TileSet",
+    "flip_mask",
+]
 
 FLIP_HORIZONTAL = 1
 FLIP_VERTICAL = 2
@@ -751,8 +760,6 @@ class TileMap:
         >>> tmap.to_pixel_grid().solid.astype(int).tolist()
         [[0, 0, 0, 1]]
         """
-        from tilecast.grid import _as_cell_array
-
         cell_array = _as_cell_array("cells", cells)
         tile = _as_int("tile_id", tile_id, -(2**31))
         flip = _as_int("flips", flips, 0)
