@@ -5,6 +5,7 @@ contract. Heavy optional dependencies (Pillow, pygame, map loaders) are only
 imported by the functions that need them.
 """
 
+from tilecast.batch import Hits, raycast_many, scan, scan_many
 from tilecast.fov import fov, fov_many
 from tilecast.geometry import (
     circle_tangents,
@@ -28,6 +29,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Grid",
     "Hit",
+    "Hits",
     "RayContact",
     "SpatialHash",
     "Step",
@@ -47,6 +49,9 @@ __all__ = [
     "ray_segment",
     "raycast",
     "raycast_all",
+    "raycast_many",
+    "scan",
+    "scan_many",
     "segment_segment",
     "tiles_in_circle",
     "tiles_in_rect",

@@ -215,7 +215,7 @@ def _cast(
     outside_solid = space.outside_solid
     is_solid, on_map, name = space.is_solid, space.on_map, space.name
     empty_block = space.empty_block
-    norm = math.hypot(dx, dy)
+    norm = math.sqrt(dx * dx + dy * dy)  # not hypot: libm and CPython differ by an ulp
     walker = TileWalker((x0 - ox) / w, (y0 - oy) / h, dx / w, dy / h)
     sx, sy = walker.sx, walker.sy
 

@@ -1,0 +1,200 @@
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from oracle import raycast_all_oracle
+from strategies import GEOMETRIES, directions, grids, points
+
+from tilecast import Grid, Hits, raycast, raycast_many, scan, scan_many
+from tilecast.batch import CLEARANCE_CAP, clearance_map
+
+GAPS = ["block_if_both", "block_if_either", "open"]
+
+
+def assert_same_as_raycast(grid, origins, dirs, max_distance, **kwargs):
+    hits = raycast_many(grid, origins, dirs, max_distance, **kwargs)
+    origins = np.broadcast_to(np.asarray(origins, float).reshape(-1, 2), (len(hits), 2))
+    dirs = np.broadcast_to(np.asarray(dirs, float).reshape(-1, 2), (len(hits), 2))
+    limits = np.broadcast_to(np.asarray(max_distance, float), (len(hits),))
+    for k in range(len(hits)):
+        expected = raycast(grid, tuple(origins[k]), tuple(dirs[k]), float(limits[k]), **kwargs)
+        got = hits[k]
+        assert got == expected, (k, tuple(origins[k]), tuple(dirs[k]), limits[k])
+        if expected is None:
+            assert math.isinf(hits.distance[k]) and np.isnan(hits.point[k]).all()
+            assert hits.cell[k].tolist() == [-1, -1]
+    return hits
+
+
+@st.composite
+def batch_cases(draw):
+    grid = draw(grids(max_side=40))
+    n = draw(st.integers(1, 12))
+    origins = [draw(points(grid)) for _ in range(n)]
+    dirs = [draw(directions(grid)) for _ in range(n)]
+    limits = [
+        draw(st.sampled_from([math.inf, 0.0, 3.0]) | st.floats(0.0, 60.0, allow_nan=False))
+        for _ in range(n)
+    ]
+    return grid, origins, dirs, limits, draw(st.sampled_from(GAPS)), draw(st.booleans())
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(batch_cases())
+def test_raycast_many_equals_raycast_on_hard_cases(case):
+    grid, origins, dirs, limits, gaps, ignore_start = case
+    assert_same_as_raycast(
+        grid, origins, dirs, limits, diagonal_gaps=gaps, ignore_start=ignore_start
+    )
+
+
+@pytest.mark.parametrize("outside", ["empty", "solid"])
+@pytest.mark.parametrize(("tile_size", "origin"), GEOMETRIES)
+def test_raycast_many_equals_raycast_on_random_rays(outside, tile_size, origin):
+    rng = np.random.default_rng(7)
+    solid = rng.random((60, 80)) < 0.08
+    solid[20:40, 30:50] = False  # a big empty room, so rays jump
+    grid = Grid(solid, tile_size=tile_size, origin=origin, outside=outside)
+    (w, h), (ox, oy) = tile_size, origin
+    n = 2500
+    u = rng.uniform(-5, 85, n)
+    v = rng.uniform(-5, 65, n)
+    # a third on tile centres, with lattice directions (exact corner passes)
+    centre = rng.random(n) < 0.33
+    u[centre] = np.floor(u[centre]) + 0.5
+    v[centre] = np.floor(v[centre]) + 0.5
+    origins = np.column_stack([ox + u * w, oy + v * h])
+    angles = rng.uniform(0, 2 * np.pi, n)
+    dirs = np.column_stack([np.cos(angles), np.sin(angles)])
+    lattice = rng.integers(-3, 4, (n, 2))
+    lattice[(lattice == 0).all(axis=1)] = (1, 1)
+    dirs[centre] = lattice[centre] * (w, h)
+    limits = np.where(rng.random(n) < 0.5, np.inf, rng.uniform(0, 40, n))
+    assert_same_as_raycast(grid, origins, dirs, limits)
+    assert_same_as_raycast(grid, origins, dirs, limits, diagonal_gaps="block_if_either")
+
+
+def test_raycast_many_matches_the_exact_oracle():
+    rng = np.random.default_rng(3)
+    grid = Grid(rng.random((12, 12)) < 0.25, outside="solid")
+    origins = rng.integers(0, 12, (400, 2)) + 0.5
+    dirs = rng.integers(-3, 4, (400, 2)).astype(float)
+    dirs[(dirs == 0).all(axis=1)] = (1.0, -1.0)
+    hits = raycast_many(grid, origins, dirs)
+    for k in range(len(hits)):
+        expected = raycast_all_oracle(
+            grid, tuple(origins[k]), tuple(dirs[k]), math.inf, "block_if_both", False
+        )
+        assert hits.hit[k] == bool(expected)
+        if expected:
+            assert tuple(hits.cell[k]) == expected[0][0]
+            assert hits.distance[k] == expected[0][2]
+
+
+def test_one_origin_broadcasts_and_empty_batches_work():
+    grid = Grid(np.eye(5, dtype=bool))
+    hits = raycast_many(grid, (0.5, 2.5), [(1.0, 0.0), (0.0, -1.0), (1.0, -1.0)])
+    assert len(hits) == 3 and hits.cell.tolist() == [[2, 2], [0, 0], [1, 1]]
+    one_direction = raycast_many(grid, [(0.5, 2.5), (0.5, 3.5)], (1.0, 0.0))
+    assert one_direction.cell.tolist() == [[2, 2], [3, 3]]
+    empty = raycast_many(grid, np.empty((0, 2)), np.empty((0, 2)))
+    assert isinstance(empty, Hits) and len(empty) == 0 and empty.point.shape == (0, 2)
+
+
+def test_set_solid_keeps_the_clearance_map_current():
+    rng = np.random.default_rng(11)
+    grid = Grid(np.zeros((70, 70), bool), outside="solid")
+    origins = rng.uniform(0, 70, (300, 2))
+    angles = rng.uniform(0, 2 * np.pi, 300)
+    dirs = np.column_stack([np.cos(angles), np.sin(angles)])
+    assert_same_as_raycast(grid, origins, dirs, np.inf)
+    for _ in range(6):
+        cells = rng.integers(0, 70, (rng.integers(1, 30), 2))
+        grid.set_solid(cells, rng.random() < 0.7)
+        assert_same_as_raycast(grid, origins, dirs, np.inf)
+        assert np.array_equal(clearance_map(grid), brute_force_clearance(grid.solid))
+    grid.set_solid(rng.integers(0, 70, (400, 2)), True)  # many: full rebuild
+    assert np.array_equal(clearance_map(grid), brute_force_clearance(grid.solid))
+    assert_same_as_raycast(grid, origins, dirs, np.inf)
+
+
+def brute_force_clearance(solid):
+    rows, cols = solid.shape
+    out = np.full((rows, cols), -1)
+    for j in range(rows):
+        for i in range(cols):
+            if solid[j, i]:
+                continue
+            r = 0
+            while r < CLEARANCE_CAP:
+                r1 = r + 1
+                if j - r1 < 0 or i - r1 < 0 or j + r1 >= rows or i + r1 >= cols:
+                    break
+                if solid[j - r1 : j + r1 + 1, i - r1 : i + r1 + 1].any():
+                    break
+                r = r1
+            out[j, i] = r
+    return out
+
+
+def test_clearance_map_is_the_largest_empty_square():
+    rng = np.random.default_rng(5)
+    solid = rng.random((40, 90)) < 0.01
+    solid[5:30, 10:80] = False
+    grid = Grid(solid)
+    assert np.array_equal(clearance_map(grid), brute_force_clearance(solid))
+
+
+def test_far_and_tiny_rays_fall_back_to_the_reference():
+    grid = Grid([[0, 1], [0, 0]])
+    origins = [(-1e300, 0.5), (0.5, 1e-310), (0.25, 0.5), (-2.0**60, 0.5)]
+    dirs = [(1.0, 0.0), (1.0, 0.0), (1e-320, 0.0), (1.0, 0.0)]
+    hits = assert_same_as_raycast(grid, origins, dirs, np.inf)
+    assert hits.cell[0].tolist() == [1, 0] and hits.distance[0] == 1e300
+    assert hits.cell[2].tolist() == [1, 0]
+
+
+def test_scan_and_scan_many():
+    grid = Grid(np.zeros((10, 10), bool), outside="solid")
+    angles = np.linspace(-np.pi, np.pi, 9)
+    ranges = scan(grid, (5.0, 5.0, 0.3), angles, 100.0)
+    for a, r in zip(angles, ranges, strict=True):
+        d = (math.cos(0.3 + a), math.sin(0.3 + a))
+        assert r == raycast(grid, (5.0, 5.0), d).distance
+    open_grid = Grid(np.zeros((10, 10), bool))
+    assert scan(open_grid, (5.0, 5.0, 0.0), [0.0], 3.0).tolist() == [3.0]
+    poses = np.array([(5.0, 5.0, 0.3), (2.5, 7.5, -1.0)])
+    many = scan_many(grid, poses, angles, 100.0)
+    assert many.shape == (2, 9)
+    assert np.array_equal(many[0], ranges)
+    assert np.array_equal(many[1], scan(grid, poses[1], angles, 100.0))
+    assert scan_many(grid, np.empty((0, 3)), angles, 5.0).shape == (0, 9)
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "match"),
+    [
+        (lambda g: raycast_many(g, (0, 0), [(1, 0), (0, 0)]), ValueError, "directions"),
+        (lambda g: raycast_many(g, (0, np.nan), (1, 0)), ValueError, "origins"),
+        (lambda g: raycast_many(g, [(0, 0)] * 3, [(1, 0)] * 2), ValueError, "rows"),
+        (lambda g: raycast_many(g, (0, 0), (1, 0), -1.0), ValueError, "max_distance"),
+        (lambda g: raycast_many(g, (0, 0), (1, 0), [1.0, 2.0]), ValueError, "max_distance"),
+        (lambda g: raycast_many(g, (0, 0), (1, 0), np.nan), ValueError, "max_distance"),
+        (lambda g: raycast_many(g, (0, 0), (1, 0), "far"), TypeError, "max_distance"),
+        (lambda g: raycast_many(g, (0, 0, 0), (1, 0)), ValueError, "origins"),
+        (lambda g: raycast_many(g, [["a", "b"]], (1, 0)), TypeError, "origins"),
+        (lambda g: raycast_many(g, (0, 0), (1, 0), diagonal_gaps="no"), ValueError, "gaps"),
+        (lambda g: raycast_many(g, (0, 0), (1, 0), ignore_start="yes"), TypeError, "ignore"),
+        (lambda g: raycast_many(np.zeros((2, 2)), (0, 0), (1, 0)), TypeError, "grid"),
+        (lambda g: scan(g, (0, 0), [0.0], 1.0), ValueError, "pose"),
+        (lambda g: scan(g, (0, 0, 0), [np.inf], 1.0), ValueError, "angles"),
+        (lambda g: scan(g, (0, 0, 0), [0.0], 0.0), ValueError, "max_range"),
+        (lambda g: scan_many(g, [(0, 0)], [0.0], 1.0), ValueError, "poses"),
+        (lambda g: scan_many(g, [(0, 0, np.nan)], [0.0], 1.0), ValueError, "poses"),
+    ],
+)
+def test_bad_input_names_the_argument(call, error, match):
+    with pytest.raises(error, match=match):
+        call(Grid([[0, 1]]))
