@@ -19,6 +19,7 @@ from tilecast.lines import line, lines
 from tilecast.raycast import Hit, line_of_sight, raycast, raycast_all
 from tilecast.regions import circle_intersects_rect, tiles_in_circle, tiles_in_rect
 from tilecast.spatial_hash import RayContact, SpatialHash
+from tilecast.tiles import TileMap, TileSet
 from tilecast.traverse import Step, traverse
 from tilecast.visibility import visibility_polygon, wall_segments
 
@@ -30,6 +31,8 @@ __all__ = [
     "RayContact",
     "SpatialHash",
     "Step",
+    "TileMap",
+    "TileSet",
     "__version__",
     "circle_intersects_rect",
     "circle_tangents",

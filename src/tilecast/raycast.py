@@ -7,7 +7,7 @@ that :func:`tilecast.raycast_many` must reproduce element for element.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +19,7 @@ from tilecast._validate import (
 )
 from tilecast._walk import CORNER_NORMAL, TileWalker, last_cell
 from tilecast.grid import Grid
+from tilecast.tiles import EMPTY, FULL, MIXED, TileMap
 from tilecast.traverse import segment_walker
 
 __all__ = ["DIAGONAL_GAPS", "Hit", "line_of_sight", "raycast", "raycast_all"]
@@ -65,9 +66,9 @@ class Hit:
 
 
 # ----------------------------------------------------------------- validation
-def _check_grid(grid: Any) -> Grid:
-    if not isinstance(grid, Grid):
-        raise TypeError(f"grid must be a tilecast.Grid, got {type(grid).__name__}")
+def _check_grid(grid: Any) -> Grid | TileMap:
+    if not isinstance(grid, Grid | TileMap):
+        raise TypeError(f"grid must be a tilecast.Grid or TileMap, got {type(grid).__name__}")
     return grid
 
 
@@ -88,31 +89,135 @@ def normalised_direction(dx: float, dy: float) -> tuple[float, float]:
     return math.ldexp(dx, 1 - exponent), math.ldexp(dy, 1 - exponent)
 
 
+# ------------------------------------------------------------- walk spaces
+@dataclass(frozen=True, slots=True)
+class _Space:
+    """What a walk needs to know about a map, in the units of the cells it walks.
+
+    On a ``Grid`` the walk cells are the tiles. On a ``TileMap`` they are the
+    pixels of the expanded pixel grid (so every answer equals the pixel
+    grid's), and ``empty_block`` lets the walk jump over whole tiles that have
+    no solid pixel.
+    """
+
+    cell_size: tuple[float, float]
+    origin: tuple[float, float]
+    cols: int
+    rows: int
+    outside_solid: bool
+    is_solid: Callable[[int, int], bool]
+    # (i, j) -> ((cell), pixel or None): the public names of a walk cell
+    name: Callable[[int, int], tuple[tuple[int, int], tuple[int, int] | None]]
+    # (i, j) on the map -> (x_lo, x_hi, y_lo, y_hi) walk lines bounding an
+    # empty block containing it, or None; None on maps without blocks
+    empty_block: Callable[[int, int], tuple[int, int, int, int] | None] | None = None
+
+    def on_map(self, i: int, j: int) -> bool:
+        return 0 <= i < self.cols and 0 <= j < self.rows
+
+
+def _grid_space(grid: Grid) -> _Space:
+    solid = grid.solid
+    rows, cols = solid.shape
+    outside_solid = grid.outside == "solid"
+
+    def is_solid(i: int, j: int) -> bool:
+        if 0 <= i < cols and 0 <= j < rows:
+            return bool(solid[j, i])
+        return outside_solid
+
+    def name(i: int, j: int) -> tuple[tuple[int, int], None]:
+        return (i, j), None
+
+    return _Space(grid.tile_size, grid.origin, cols, rows, outside_solid, is_solid, name)
+
+
+def _tilemap_space(tilemap: TileMap) -> _Space:
+    tw, th = tilemap.tile_pixels
+    rows, cols = tilemap.shape
+    kinds, variants = tilemap.cell_kinds, tilemap.cell_variant
+    masks = tilemap.variant_masks
+    outside_solid = tilemap.outside == "solid"
+    pixel_cols, pixel_rows = cols * tw, rows * th
+
+    def is_solid(p: int, q: int) -> bool:
+        if 0 <= p < pixel_cols and 0 <= q < pixel_rows:
+            i, px = divmod(p, tw)
+            j, py = divmod(q, th)
+            kind = kinds[j, i]
+            if kind == MIXED:
+                return bool(masks[variants[j, i], py, px])
+            return kind == FULL
+        return outside_solid
+
+    def name(p: int, q: int) -> tuple[tuple[int, int], tuple[int, int]]:
+        i, px = divmod(p, tw)
+        j, py = divmod(q, th)
+        return (i, j), (px, py)
+
+    def empty_block(p: int, q: int) -> tuple[int, int, int, int] | None:
+        i, j = p // tw, q // th
+        if kinds[j, i] != EMPTY:
+            return None
+        return (i * tw, (i + 1) * tw, j * th, (j + 1) * th)
+
+    return _Space(
+        tilemap.pixel_size,
+        tilemap.origin,
+        pixel_cols,
+        pixel_rows,
+        outside_solid,
+        is_solid,
+        name,
+        empty_block,
+    )
+
+
+def _space_of(grid: Grid | TileMap) -> _Space:
+    if isinstance(grid, TileMap):
+        return _tilemap_space(grid)
+    return _grid_space(grid)
+
+
+def _jump_block(walker: TileWalker, block: tuple[int, int, int, int]) -> None:
+    """Seek to just before the ray leaves an empty block (ties left to the caller).
+
+    The exit is the nearer of the block's two exit lines, decided exactly;
+    nothing inside an empty block can stop a ray, not even a lattice point
+    strictly inside it (its shoulders are in the block too).
+    """
+    x_lo, x_hi, y_lo, y_hi = block
+    x_exit = x_hi if walker.sx > 0 else x_lo
+    y_exit = y_hi if walker.sy > 0 else y_lo
+    if walker.sx == 0:
+        walker.seek_y(y_exit)
+    elif walker.sy == 0 or walker.order(x_exit, y_exit) <= 0:
+        walker.seek_x(x_exit)
+    else:
+        walker.seek_y(y_exit)
+
+
 # ------------------------------------------------------------------ the walk
 def _cast(
-    grid: Grid,
+    grid: Grid | TileMap,
     origin: tuple[float, float],
     direction: tuple[float, float],
     max_distance: float,
     gaps: str,
     ignore_start: bool,
 ) -> Iterator[Hit]:
-    """Yield every solid cell the ray enters, in order (see :func:`raycast_all`)."""
+    """Yield every solid cell (or pixel) the ray enters, in order (see :func:`raycast_all`)."""
+    space = _space_of(grid)
     x0, y0 = origin
     dx, dy = normalised_direction(*direction)
-    (w, h), (ox, oy) = grid.tile_size, grid.origin
-    solid = grid.solid
-    rows, cols = solid.shape
-    outside_solid = grid.outside == "solid"
+    (w, h), (ox, oy) = space.cell_size, space.origin
+    cols, rows = space.cols, space.rows
+    outside_solid = space.outside_solid
+    is_solid, on_map, name = space.is_solid, space.on_map, space.name
+    empty_block = space.empty_block
     norm = math.hypot(dx, dy)
     walker = TileWalker((x0 - ox) / w, (y0 - oy) / h, dx / w, dy / h)
     sx, sy = walker.sx, walker.sy
-
-    def on_map(i: int, j: int) -> bool:
-        return 0 <= i < cols and 0 <= j < rows
-
-    def is_solid(i: int, j: int) -> bool:
-        return bool(solid[j, i]) if on_map(i, j) else outside_solid
 
     def gone(i: int, j: int) -> bool:
         # off the map and moving away from it on some axis: never comes back
@@ -123,9 +228,13 @@ def _cast(
             or (j >= rows and sy >= 0)
         )
 
+    def hit(point, normal, distance, i, j, inside=False) -> Hit:
+        cell, pixel = name(i, j)
+        return Hit(point, normal, distance, cell, inside, pixel)
+
     i, j = walker.i, walker.j
     if is_solid(i, j) and not ignore_start:
-        yield Hit((x0, y0), (0.0, 0.0), 0.0, (i, j), True)
+        yield hit((x0, y0), (0.0, 0.0), 0.0, i, j, True)
         if not on_map(i, j):
             return
     if not on_map(i, j) and not outside_solid:
@@ -136,6 +245,10 @@ def _cast(
     y_normal = (0.0, float(-sy))
     diagonal = (-sx * CORNER_NORMAL, -sy * CORNER_NORMAL)
     while True:
+        if empty_block is not None and on_map(walker.i, walker.j):
+            block = empty_block(walker.i, walker.j)
+            if block is not None:
+                _jump_block(walker, block)
         event = walker.next_event()
         x_line, y_line = walker.next_x, walker.next_y
         t = walker.t_at_x(x_line) if event <= 0 else walker.t_at_y(y_line)
@@ -152,7 +265,7 @@ def _cast(
             else:
                 blocking = ()
             for cell in blocking:
-                yield Hit(point, diagonal, distance, cell, False)
+                yield hit(point, diagonal, distance, *cell)
             if any(not on_map(*c) for c in blocking):
                 return  # stopped by the solid outside
             walker.step_x()
@@ -168,7 +281,7 @@ def _cast(
             normal = y_normal
         i, j = walker.i, walker.j
         if is_solid(i, j):
-            yield Hit(point, normal, distance, (i, j), False)
+            yield hit(point, normal, distance, i, j)
             if not on_map(i, j):
                 return
         elif not outside_solid and gone(i, j):
@@ -213,7 +326,7 @@ def _validated(
     max_distance: Any,
     diagonal_gaps: Any,
     ignore_start: Any,
-) -> tuple[Grid, tuple[float, float], tuple[float, float], float, str, bool]:
+) -> tuple[Grid | TileMap, tuple[float, float], tuple[float, float], float, str, bool]:
     return (
         _check_grid(grid),
         as_point("origin", origin),
@@ -226,7 +339,7 @@ def _validated(
 
 # --------------------------------------------------------------- public API
 def raycast(
-    grid: Grid,
+    grid: Grid | TileMap,
     origin: Any,
     direction: Any,
     max_distance: float = math.inf,
@@ -238,8 +351,11 @@ def raycast(
 
     Parameters
     ----------
-    grid : Grid
-        The map.
+    grid : Grid or TileMap
+        The map. On a :class:`~tilecast.TileMap` the ray stops on the first
+        solid *pixel*: every rule below applies to the expanded pixel grid
+        (:meth:`~tilecast.TileMap.to_pixel_grid`), ``cell`` is the tile and
+        ``Hit.pixel`` the pixel ``(px, py)`` inside it, as displayed.
     origin : (float, float)
         Start of the ray in world units.
     direction : (float, float)
@@ -287,7 +403,7 @@ def raycast(
 
 
 def raycast_all(
-    grid: Grid,
+    grid: Grid | TileMap,
     origin: Any,
     direction: Any,
     max_distance: float = math.inf,
@@ -309,6 +425,11 @@ def raycast_all(
         As for :func:`raycast`.
     max_results : int, optional
         Stop after this many hits.
+
+    Notes
+    -----
+    On a ``TileMap`` every solid *pixel* entered is one hit (as on the
+    expanded pixel grid); group them by ``Hit.cell`` for the tiles.
 
     Returns
     -------
@@ -339,7 +460,9 @@ def raycast_all(
     return hits
 
 
-def line_of_sight(grid: Grid, a: Any, b: Any, *, diagonal_gaps: str = "block_if_both") -> bool:
+def line_of_sight(
+    grid: Grid | TileMap, a: Any, b: Any, *, diagonal_gaps: str = "block_if_both"
+) -> bool:
     """Return True when no solid cell strictly between the cells of ``a`` and ``b`` blocks.
 
     The segment ``a -> b`` is walked exactly (as :func:`traverse` does); the
@@ -350,8 +473,9 @@ def line_of_sight(grid: Grid, a: Any, b: Any, *, diagonal_gaps: str = "block_if_
 
     Parameters
     ----------
-    grid : Grid
-        The map.
+    grid : Grid or TileMap
+        The map; on a ``TileMap`` the cells are the pixels of
+        :meth:`~tilecast.TileMap.to_pixel_grid` (the end *pixels* never block).
     a, b : (float, float)
         World points.
     diagonal_gaps : {"block_if_both", "block_if_either", "open"}
@@ -370,23 +494,19 @@ def line_of_sight(grid: Grid, a: Any, b: Any, *, diagonal_gaps: str = "block_if_
     >>> line_of_sight(grid, (0.5, 1.5), (2.5, 1.5))
     True
     """
-    grid = _check_grid(grid)
+    space = _space_of(_check_grid(grid))
     pa, pb = as_point("a", a), as_point("b", b)
     gaps = as_choice("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
-    u0, v0 = grid.to_tile_space(pa)
-    u1, v1 = grid.to_tile_space(pb)
+    (w, h), (ox, oy) = space.cell_size, space.origin
+    u0, v0 = (pa[0] - ox) / w, (pa[1] - oy) / h
+    u1, v1 = (pb[0] - ox) / w, (pb[1] - oy) / h
     walker = segment_walker(u0, v0, u1, v1)
     sx, sy = walker.sx, walker.sy
     i_last = last_cell(u1, walker.du) if sx else walker.i
     j_last = last_cell(v1, walker.dv) if sy else walker.j
-    solid = grid.solid
-    rows, cols = solid.shape
-    outside_solid = grid.outside == "solid"
-
-    def is_solid(i: int, j: int) -> bool:
-        if 0 <= i < cols and 0 <= j < rows:
-            return bool(solid[j, i])
-        return outside_solid
+    cols, rows = space.cols, space.rows
+    outside_solid = space.outside_solid
+    is_solid, empty_block = space.is_solid, space.empty_block
 
     while True:
         i, j = walker.i, walker.j
@@ -394,7 +514,8 @@ def line_of_sight(grid: Grid, a: Any, b: Any, *, diagonal_gaps: str = "block_if_
         y_left = (j_last - j) * sy if sy else 0
         if x_left <= 0 and y_left <= 0:
             return True
-        if not outside_solid and not (0 <= i < cols and 0 <= j < rows):
+        on_map = 0 <= i < cols and 0 <= j < rows
+        if not outside_solid and not on_map:
             # Off an empty outside: nothing here blocks. Jump to the map, or
             # finish if the rest of the segment never reaches it.
             if _misses_map(i, j, sx, sy, i_last, j_last, cols, rows):
@@ -404,6 +525,16 @@ def line_of_sight(grid: Grid, a: Any, b: Any, *, diagonal_gaps: str = "block_if_
                 return True
             if (walker.i, walker.j) != before:
                 continue
+        if empty_block is not None and on_map:
+            block = empty_block(i, j)
+            if block is not None:
+                x_lo, x_hi, y_lo, y_hi = block
+                if x_lo <= i_last < x_hi and y_lo <= j_last < y_hi:
+                    return True  # the rest of the segment stays in this empty block
+                _jump_block(walker, block)
+                i, j = walker.i, walker.j
+                x_left = (i_last - i) * sx if sx else 0
+                y_left = (j_last - j) * sy if sy else 0
         if x_left > 0 and y_left > 0:
             event = walker.next_event()
         else:

@@ -1,0 +1,779 @@
+"""Pixel-perfect tiles: solidity masks from tileset images, flips, tile maps.
+
+A :class:`TileSet` holds one boolean mask per tile (``masks[k][py, px]``,
+True where the pixel is solid), usually read from the alpha channel of a
+tileset image. A :class:`TileMap` places tiles on a grid of cells, each
+possibly flipped as Tiled flips them. The ray functions of
+:mod:`tilecast.raycast` accept a ``TileMap`` wherever they accept a ``Grid``
+and stop on the first solid *pixel*; the answer is by construction the one the
+fully expanded pixel grid (:meth:`TileMap.to_pixel_grid`) gives.
+
+Flat representation (what a compiled kernel consumes)
+-----------------------------------------------------
+Everything a ray walk needs is held in a few C-contiguous arrays on the
+``TileMap`` (all read-only views):
+
+``tile_ids`` : int32 (rows, cols)
+    The tile id per cell, ``empty`` where there is no tile.
+``flips`` : uint8 (rows, cols)
+    Flip flags per cell (1 horizontal, 2 vertical, 4 diagonal), 0 on empty cells.
+``cell_variant`` : int32 (rows, cols)
+    Index into the variant tables below, -1 where the cell has no tile.
+``variant_masks`` : bool (V, th, tw)
+    The mask *as displayed* (flips applied) of every (tile id, flips) pair the
+    map uses; ``variant_masks[v][py, px]``. Flips are therefore resolved once
+    per pair, never per cell or per ray.
+``variant_kinds`` : uint8 (V,)
+    0 when the variant has no solid pixel, 1 when every pixel is solid, 2 when
+    mixed (:data:`EMPTY`, :data:`FULL`, :data:`MIXED`).
+``cell_kinds`` : uint8 (rows, cols)
+    ``variant_kinds[cell_variant]``, 0 on cells without a tile: the tile-level
+    map a two-level walk reads first.
+
+The pixel grid is ``cols * tw`` by ``rows * th`` pixels of world size
+``pixel_size = (w / tw, h / th)`` (float64 divisions); pixel ``(P, Q)`` lies in
+cell ``(P // tw, Q // th)`` at ``(P % tw, Q % th)`` inside the tile.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from tilecast._validate import as_choice, as_finite_float, as_point, as_positive_float
+from tilecast.grid import OUTSIDE_POLICIES, Grid
+
+__all__ = ["EMPTY", "FLIP_DIAGONAL", "FLIP_HORIZONTAL", "FLIP_VERTICAL", "FULL", "MIXED"]
+__all__ += ["TileMap", "TileSet", "flip_mask"]
+
+FLIP_HORIZONTAL = 1
+FLIP_VERTICAL = 2
+FLIP_DIAGONAL = 4
+
+EMPTY = 0
+FULL = 1
+MIXED = 2
+
+
+# ------------------------------------------------------------------- helpers
+def flip_mask(mask: Any, flips: int) -> np.ndarray:
+    """Return a tile mask as displayed with Tiled's flip flags.
+
+    The diagonal flip (a transpose: swap x and y) is applied first, then the
+    horizontal flip (mirror left-right), then the vertical one (mirror
+    top-bottom), as Tiled does. Diagonal + horizontal is a 90 degree clockwise
+    rotation (with y pointing down).
+
+    Parameters
+    ----------
+    mask : array_like of bool, shape (th, tw)
+        ``mask[py, px]``.
+    flips : int
+        Bit flags: 1 horizontal, 2 vertical, 4 diagonal.
+
+    Returns
+    -------
+    numpy.ndarray
+        A new array; shape ``(tw, th)`` when the diagonal flag is set.
+
+    Examples
+    --------
+    >>> from tilecast.tiles import flip_mask
+    >>> m = [[1, 0, 0],
+    ...      [1, 1, 0]]
+    >>> flip_mask(m, 1).astype(int).tolist()  # horizontal
+    [[0, 0, 1], [0, 1, 1]]
+    >>> flip_mask(m, 2).astype(int).tolist()  # vertical
+    [[1, 1, 0], [1, 0, 0]]
+    >>> flip_mask(m, 4).astype(int).tolist()  # diagonal (transpose)
+    [[1, 1], [0, 1], [0, 0]]
+    >>> flip_mask(m, 5).astype(int).tolist()  # diagonal then horizontal: 90 degrees clockwise
+    [[1, 1], [1, 0], [0, 0]]
+    """
+    if isinstance(flips, bool) or not isinstance(flips, int | np.integer) or not 0 <= flips < 8:
+        raise ValueError(f"flips must be an integer in 0..7, got {flips!r}")
+    out = np.asarray(mask)
+    if out.ndim != 2:
+        raise ValueError(f"mask must be 2D (th, tw), got {out.ndim} dimensions")
+    if flips & FLIP_DIAGONAL:
+        out = out.T
+    if flips & FLIP_HORIZONTAL:
+        out = out[:, ::-1]
+    if flips & FLIP_VERTICAL:
+        out = out[::-1, :]
+    return np.array(out, copy=True)
+
+
+def _kinds_of(masks: np.ndarray) -> np.ndarray:
+    """Per-mask kind: EMPTY, FULL or MIXED."""
+    flat = masks.reshape(len(masks), -1)
+    kinds = np.full(len(masks), MIXED, dtype=np.uint8)
+    kinds[~flat.any(axis=1)] = EMPTY
+    kinds[flat.all(axis=1)] = FULL
+    return kinds
+
+
+def _readonly(array: np.ndarray) -> np.ndarray:
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
+def _as_int(name: str, value: Any, minimum: int) -> int:
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {value}")
+    return int(value)
+
+
+def _as_pixel_size(name: str, value: Any) -> tuple[int, int]:
+    """Return an integer size ``n`` or ``(width, height)`` in pixels as a pair."""
+    if isinstance(value, tuple | list | np.ndarray):
+        if len(value) != 2:
+            raise ValueError(f"{name} must be an integer or (width, height), got {value!r}")
+        return (_as_int(f"{name}[0]", value[0], 1), _as_int(f"{name}[1]", value[1], 1))
+    size = _as_int(name, value, 1)
+    return (size, size)
+
+
+def _as_int_array(name: str, value: Any, shape: tuple[int, ...] | None = None) -> np.ndarray:
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a 2D array of integers: {exc}") from None
+    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
+        raise TypeError(f"{name} must hold integers, got dtype {array.dtype}")
+    if shape is None:
+        if array.ndim != 2:
+            raise ValueError(f"{name} must be 2D (rows, cols), got {array.ndim} dimensions")
+        if array.shape[0] == 0 or array.shape[1] == 0:
+            raise ValueError(f"{name} must not be empty, got shape {array.shape}")
+    elif array.shape != shape:
+        raise ValueError(f"{name} must have the shape of tile_ids {shape}, got {array.shape}")
+    return array
+
+
+# ------------------------------------------------------------------- TileSet
+class TileSet:
+    """Solidity masks of a set of equally sized tiles.
+
+    Parameters
+    ----------
+    masks : array_like of bool, shape (K, th, tw)
+        ``masks[k][py, px]`` is True where pixel ``(px, py)`` of tile ``k`` is
+        solid. Integer arrays are accepted (nonzero is solid). Copied.
+
+    Attributes
+    ----------
+    masks : numpy.ndarray
+        Read-only bool array ``(K, th, tw)``.
+    tile_size : (int, int)
+        ``(tw, th)``: tile width and height in pixels (need not be square).
+    kinds : numpy.ndarray
+        uint8 ``(K,)``: 0 no solid pixel, 1 all pixels solid, 2 mixed.
+
+    See Also
+    --------
+    TileSet.from_image : masks from the alpha channel of a tileset image.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tilecast import TileSet
+    >>> slope = np.tril(np.ones((4, 4), dtype=bool))  # solid below the diagonal
+    >>> tiles = TileSet([np.zeros((4, 4), bool), np.ones((4, 4), bool), slope])
+    >>> len(tiles), tiles.tile_size, tiles.kinds.tolist()
+    (3, (4, 4), [0, 1, 2])
+    >>> tiles.masks[2].astype(int).tolist()[1]
+    [1, 1, 0, 0]
+    """
+
+    __slots__ = ("_kinds", "_masks")
+
+    def __init__(self, masks: Any) -> None:
+        try:
+            array = np.asarray(masks)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"masks must be an array of shape (K, th, tw): {exc}") from None
+        if array.dtype != np.bool_:
+            if not np.issubdtype(array.dtype, np.integer):
+                raise TypeError(
+                    f"masks must hold bool (or integers, nonzero = solid), got dtype {array.dtype}"
+                )
+            array = array != 0
+        if array.ndim != 3:
+            raise ValueError(
+                f"masks must have shape (K, th, tw) (one 2D mask per tile), got {array.shape}"
+            )
+        if 0 in array.shape:
+            raise ValueError(f"masks must not be empty, got shape {array.shape}")
+        self._masks = _readonly(np.array(array, dtype=np.bool_, order="C", copy=True))
+        self._kinds = _readonly(_kinds_of(self._masks))
+
+    @property
+    def masks(self) -> np.ndarray:
+        """Read-only bool masks ``(K, th, tw)``, ``masks[k][py, px]``."""
+        return self._masks
+
+    @property
+    def tile_size(self) -> tuple[int, int]:
+        """``(tw, th)``: tile width and height in pixels."""
+        return (int(self._masks.shape[2]), int(self._masks.shape[1]))
+
+    @property
+    def kinds(self) -> np.ndarray:
+        """uint8 ``(K,)``: 0 no solid pixel, 1 all solid, 2 mixed."""
+        return self._kinds
+
+    def __len__(self) -> int:
+        return int(self._masks.shape[0])
+
+    def __repr__(self) -> str:
+        tw, th = self.tile_size
+        return f"TileSet({len(self)} tiles of {tw}x{th} pixels)"
+
+    def mask(self, tile_id: int, flips: int = 0) -> np.ndarray:
+        """Return the mask of one tile as displayed with ``flips`` (see :func:`flip_mask`).
+
+        Examples
+        --------
+        >>> from tilecast import TileSet
+        >>> tiles = TileSet([[[1, 0, 0]]])
+        >>> tiles.mask(0, flips=1).astype(int).tolist()
+        [[0, 0, 1]]
+        """
+        k = _as_int("tile_id", tile_id, 0)
+        if k >= len(self):
+            raise ValueError(f"tile_id must be below the tile count {len(self)}, got {k}")
+        tw, th = self.tile_size
+        if isinstance(flips, int | np.integer) and flips & FLIP_DIAGONAL and tw != th:
+            raise ValueError(f"flips: the diagonal flip needs square tiles, these are {tw}x{th}")
+        return flip_mask(self._masks[k], flips)
+
+    @classmethod
+    def from_image(
+        cls,
+        image: Any,
+        tile_size: Any,
+        alpha_threshold: float = 0,
+        *,
+        margin: int = 0,
+        spacing: int = 0,
+        color_key: tuple[int, int, int] | None = None,
+    ) -> TileSet:
+        """Cut a tileset image into tiles and read each pixel's solidity.
+
+        A pixel is solid when its alpha is greater than ``alpha_threshold``
+        (and, with ``color_key``, its colour is not the key colour). Tiles are
+        numbered from 0 in reading order: left to right, then top to bottom.
+        Leftover pixels at the right and bottom (an image size that is not a
+        whole number of tiles) are ignored, as Tiled does.
+
+        Parameters
+        ----------
+        image : str, os.PathLike, PIL.Image.Image or numpy.ndarray
+            A path to an image file, a Pillow image, or an ``(H, W, 4)`` RGBA
+            array (``(H, W, 3)`` RGB with ``color_key``). Reading a file or a
+            Pillow image needs Pillow (``pip install tilecast[image]``); an
+            array does not.
+        tile_size : int or (int, int)
+            Tile width and height in pixels.
+        alpha_threshold : float, default 0
+            Solid when ``alpha > alpha_threshold`` (in the image's units, 0-255
+            for 8-bit images).
+        margin : int, default 0
+            Pixels around the tiles at the image border (Tiled's ``margin``).
+        spacing : int, default 0
+            Pixels between tiles (Tiled's ``spacing``).
+        color_key : (int, int, int), optional
+            A colour treated as transparent (Tiled's ``trans``): needed for
+            images without alpha, where every other pixel is solid.
+
+        Returns
+        -------
+        TileSet
+
+        Raises
+        ------
+        ValueError
+            When the image has no alpha channel and no ``color_key`` is given,
+            or no whole tile fits in it.
+        ImportError
+            When Pillow is needed and missing.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from tilecast import TileSet
+        >>> rgba = np.zeros((2, 4, 4), dtype=np.uint8)  # two 2x2 tiles side by side
+        >>> rgba[1, :, 3] = 255  # bottom row opaque
+        >>> rgba[0, 3, 3] = 128
+        >>> tiles = TileSet.from_image(rgba, 2)
+        >>> tiles.masks.astype(int).tolist()
+        [[[0, 0], [1, 1]], [[0, 1], [1, 1]]]
+        >>> TileSet.from_image(rgba, 2, alpha_threshold=128).kinds.tolist()
+        [2, 2]
+        """
+        tw, th = _as_pixel_size("tile_size", tile_size)
+        threshold = as_finite_float("alpha_threshold", alpha_threshold)
+        margin = _as_int("margin", margin, 0)
+        spacing = _as_int("spacing", spacing, 0)
+        key = None
+        if color_key is not None:
+            key = np.asarray(color_key)
+            if key.shape != (3,) or not np.issubdtype(key.dtype, np.integer):
+                raise ValueError(f"color_key must be three integers (r, g, b), got {color_key!r}")
+        rgb, alpha = _read_image(image, need_alpha=key is None)
+        solid = np.ones(rgb.shape[:2], dtype=bool) if alpha is None else alpha > threshold
+        if key is not None:
+            solid &= ~np.all(rgb == key, axis=2)
+        height, width = solid.shape
+        cols = (width - 2 * margin + spacing) // (tw + spacing)
+        rows = (height - 2 * margin + spacing) // (th + spacing)
+        if cols <= 0 or rows <= 0:
+            raise ValueError(
+                f"image: no whole {tw}x{th} tile fits in {width}x{height} pixels "
+                f"(margin={margin}, spacing={spacing})"
+            )
+        masks = np.empty((rows * cols, th, tw), dtype=bool)
+        for row in range(rows):
+            y = margin + row * (th + spacing)
+            for col in range(cols):
+                x = margin + col * (tw + spacing)
+                masks[row * cols + col] = solid[y : y + th, x : x + tw]
+        return cls(masks)
+
+
+def _read_image(image: Any, need_alpha: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """Return ``(rgb (H, W, 3), alpha (H, W) or None)`` from a path, Pillow image or array."""
+    if isinstance(image, np.ndarray):
+        return _split_array(image, need_alpha)
+    if isinstance(image, str | os.PathLike):
+        pil = _pillow()
+        try:
+            with pil.open(image) as opened:
+                opened.load()
+                return _split_pillow(opened, need_alpha, f"image {os.fspath(image)!r}")
+        except OSError as exc:
+            raise ValueError(f"image: cannot read {os.fspath(image)!r}: {exc}") from None
+    if hasattr(image, "getbands") and hasattr(image, "convert"):
+        return _split_pillow(image, need_alpha, "image")
+    raise TypeError(
+        f"image must be a path, a PIL image or an (H, W, 4) numpy array, got {type(image).__name__}"
+    )
+
+
+def _pillow() -> Any:
+    try:
+        from PIL import Image
+    except ImportError:
+        raise ImportError(
+            "reading tileset image files needs Pillow: pip install 'tilecast[image]' "
+            "(or pass an (H, W, 4) numpy array)"
+        ) from None
+    return Image
+
+
+def _split_pillow(image: Any, need_alpha: bool, what: str) -> tuple[np.ndarray, np.ndarray | None]:
+    has_alpha = "A" in image.getbands() or "transparency" in image.info
+    if has_alpha:
+        rgba = np.asarray(image.convert("RGBA"))
+        return rgba[..., :3], rgba[..., 3]
+    if need_alpha:
+        raise ValueError(
+            f"{what} has no alpha channel (mode {image.mode!r}): use an RGBA image "
+            "or pass color_key=(r, g, b) for the transparent colour"
+        )
+    return np.asarray(image.convert("RGB")), None
+
+
+def _split_array(array: np.ndarray, need_alpha: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    if array.dtype == np.bool_ or not (
+        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
+    ):
+        raise TypeError(f"image array must hold numbers, got dtype {array.dtype}")
+    if array.ndim != 3 or array.shape[2] not in (3, 4):
+        raise ValueError(f"image array must have shape (H, W, 4) (RGBA), got {array.shape}")
+    if array.shape[2] == 3:
+        if need_alpha:
+            raise ValueError(
+                "image array has no alpha channel (shape (H, W, 3)): use (H, W, 4) RGBA "
+                "or pass color_key=(r, g, b) for the transparent colour"
+            )
+        return array, None
+    return array[..., :3], array[..., 3]
+
+
+# ------------------------------------------------------------------- TileMap
+class TileMap:
+    """A grid of cells, each holding a (possibly flipped) tile of a :class:`TileSet`.
+
+    Parameters
+    ----------
+    tile_ids : array_like of int, shape (rows, cols)
+        Tile id per cell, ``tile_ids[row, col]``; ids index the tileset from 0.
+    tileset : TileSet
+        The tiles' solidity masks.
+    tile_size : float or (float, float), optional
+        World size ``(w, h)`` of one tile. None (default): one pixel is one
+        world unit, so a tile is ``tileset.tile_size`` units.
+    origin : (float, float), default (0, 0)
+        World position of the corner of cell (0, 0).
+    flips : array_like of int, shape (rows, cols), optional
+        Bit flags per cell: 1 horizontal, 2 vertical, 4 diagonal (transpose),
+        applied diagonal first, then horizontal, then vertical, as Tiled does.
+        The diagonal flip needs square tiles.
+    empty : int, default -1
+        The id that marks a cell without a tile.
+    outside : {"empty", "solid"}, default "empty"
+        What lies beyond the map, as for :class:`~tilecast.Grid`.
+
+    Notes
+    -----
+    A ray on a tile map stops on the first solid *pixel* and gives the same
+    answer as on :meth:`to_pixel_grid`; see the module docstring for the flat
+    arrays a compiled kernel reads.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tilecast import TileMap, TileSet, raycast
+    >>> slope = np.tril(np.ones((4, 4), dtype=bool))  # solid at and below the diagonal
+    >>> tmap = TileMap([[-1, 0, 0]], TileSet([slope]), flips=[[0, 0, 1]])
+    >>> tmap.shape, tmap.tile_size, tmap.pixel_size
+    ((1, 3), (4.0, 4.0), (1.0, 1.0))
+    >>> tmap.is_point_solid((4.5, 3.5)), tmap.is_point_solid((6.5, 0.5))
+    (True, False)
+    >>> hit = raycast(tmap, (0.5, 2.5), (1.0, 0.0))
+    >>> hit.point, hit.cell, hit.pixel
+    ((4.0, 2.5), (1, 0), (0, 2))
+    >>> tmap.to_grid().solid.tolist()
+    [[False, True, True]]
+    """
+
+    __slots__ = (
+        "_cell_kinds",
+        "_cell_variant",
+        "_empty",
+        "_flips",
+        "_origin",
+        "_outside",
+        "_tile_ids",
+        "_tile_size",
+        "_tileset",
+        "_variant_keys",
+        "_variant_kinds",
+        "_variant_masks",
+        "_version",
+    )
+
+    def __init__(
+        self,
+        tile_ids: Any,
+        tileset: TileSet,
+        tile_size: float | tuple[float, float] | None = None,
+        origin: tuple[float, float] = (0, 0),
+        flips: Any = None,
+        empty: int = -1,
+        outside: str = "empty",
+    ) -> None:
+        if not isinstance(tileset, TileSet):
+            raise TypeError(f"tileset must be a tilecast.TileSet, got {type(tileset).__name__}")
+        self._tileset = tileset
+        if isinstance(empty, bool | np.bool_) or not isinstance(empty, int | np.integer):
+            raise TypeError(f"empty must be an integer, got {type(empty).__name__}")
+        self._empty = int(empty)
+        ids = _as_int_array("tile_ids", tile_ids)
+        present = ids != self._empty
+        bad = present & ((ids < 0) | (ids >= len(tileset)))
+        if bad.any():
+            row, col = np.argwhere(bad)[0]
+            raise ValueError(
+                f"tile_ids: unknown tile id {ids[row, col]} at (col, row) = ({col}, {row}); "
+                f"the tileset has {len(tileset)} tiles (0..{len(tileset) - 1}) "
+                f"and empty is {self._empty}"
+            )
+        if self._empty not in range(-(2**31), 2**31):
+            raise ValueError(f"empty must fit in int32, got {self._empty}")
+        self._tile_ids = np.array(np.where(present, ids, self._empty), dtype=np.int32, order="C")
+        self._flips = np.zeros(ids.shape, dtype=np.uint8)
+        if flips is not None:
+            flip_array = _as_int_array("flips", flips, ids.shape)
+            self._flips[...] = self._checked_flips(flip_array, present)
+        self._tile_size = self._world_tile_size(tile_size)
+        self._origin = as_point("origin", origin)
+        self._outside = as_choice("outside", outside, OUTSIDE_POLICIES)
+        self._version = 0
+        self._rebuild_variants()
+
+    def _checked_flips(self, flips: np.ndarray, present: np.ndarray) -> np.ndarray:
+        bad = (flips < 0) | (flips > 7)
+        if bad.any():
+            row, col = np.argwhere(bad)[0]
+            raise ValueError(
+                f"flips must hold bit flags 0..7 (1 horizontal, 2 vertical, 4 diagonal), "
+                f"got {flips[row, col]} at (col, row) = ({col}, {row})"
+            )
+        tw, th = self._tileset.tile_size
+        diagonal = (flips & FLIP_DIAGONAL).astype(bool) & present
+        if tw != th and diagonal.any():
+            row, col = np.argwhere(diagonal)[0]
+            raise ValueError(
+                f"flips: the diagonal flip (4) needs square tiles, these are {tw}x{th} "
+                f"(at (col, row) = ({col}, {row}))"
+            )
+        return np.where(present, flips, 0)
+
+    def _world_tile_size(self, tile_size: Any) -> tuple[float, float]:
+        if tile_size is None:
+            tw, th = self._tileset.tile_size
+            return (float(tw), float(th))
+        if isinstance(tile_size, tuple | list | np.ndarray):
+            width, height = as_point("tile_size", tile_size)
+            return (
+                as_positive_float("tile_size[0]", width),
+                as_positive_float("tile_size[1]", height),
+            )
+        size = as_positive_float("tile_size", tile_size)
+        return (size, size)
+
+    def _rebuild_variants(self) -> None:
+        """Derive the flat variant tables from ``tile_ids`` and ``flips``."""
+        present = self._tile_ids != self._empty
+        keys = self._tile_ids.astype(np.int64) * 8 + self._flips
+        used = np.unique(keys[present])
+        masks = self._tileset.masks
+        tw, th = self._tileset.tile_size
+        variant_masks = np.empty((len(used), th, tw), dtype=bool)
+        for v, key in enumerate(used.tolist()):
+            variant_masks[v] = flip_mask(masks[key // 8], key % 8)
+        variant_kinds = _kinds_of(variant_masks) if len(used) else np.zeros(0, np.uint8)
+        cell_variant = np.full(self._tile_ids.shape, -1, dtype=np.int32)
+        cell_variant[present] = np.searchsorted(used, keys[present])
+        cell_kinds = np.zeros(self._tile_ids.shape, dtype=np.uint8)
+        cell_kinds[present] = variant_kinds[cell_variant[present]]
+        self._variant_keys = _readonly(used)
+        self._variant_masks = _readonly(variant_masks)
+        self._variant_kinds = _readonly(variant_kinds)
+        self._cell_variant = _readonly(cell_variant)
+        self._cell_kinds = _readonly(cell_kinds)
+
+    # ------------------------------------------------------------------ basics
+    @property
+    def tileset(self) -> TileSet:
+        """The :class:`TileSet` the ids refer to."""
+        return self._tileset
+
+    @property
+    def tile_ids(self) -> np.ndarray:
+        """Read-only int32 tile ids ``[row, col]`` (``empty`` where no tile)."""
+        return _readonly(self._tile_ids)
+
+    @property
+    def flips(self) -> np.ndarray:
+        """Read-only uint8 flip flags ``[row, col]`` (0 on empty cells)."""
+        return _readonly(self._flips)
+
+    @property
+    def empty(self) -> int:
+        """The id that marks a cell without a tile."""
+        return self._empty
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(rows, cols)`` of the map, in tiles."""
+        rows, cols = self._tile_ids.shape
+        return (rows, cols)
+
+    @property
+    def rows(self) -> int:
+        """Number of rows of tiles."""
+        return int(self._tile_ids.shape[0])
+
+    @property
+    def cols(self) -> int:
+        """Number of columns of tiles."""
+        return int(self._tile_ids.shape[1])
+
+    @property
+    def tile_size(self) -> tuple[float, float]:
+        """World size ``(w, h)`` of one tile."""
+        return self._tile_size
+
+    @property
+    def tile_pixels(self) -> tuple[int, int]:
+        """``(tw, th)``: pixels per tile (the tileset's tile size)."""
+        return self._tileset.tile_size
+
+    @property
+    def pixel_size(self) -> tuple[float, float]:
+        """World size of one pixel, ``(w / tw, h / th)`` in float64."""
+        tw, th = self._tileset.tile_size
+        return (self._tile_size[0] / tw, self._tile_size[1] / th)
+
+    @property
+    def origin(self) -> tuple[float, float]:
+        """World position of the corner of cell (0, 0)."""
+        return self._origin
+
+    @property
+    def outside(self) -> str:
+        """``"empty"`` or ``"solid"``: what lies beyond the map."""
+        return self._outside
+
+    @property
+    def version(self) -> int:
+        """Counter bumped by every :meth:`set_tile`."""
+        return self._version
+
+    @property
+    def cell_variant(self) -> np.ndarray:
+        """int32 ``(rows, cols)``: index into :attr:`variant_masks`, -1 without a tile."""
+        return self._cell_variant
+
+    @property
+    def cell_kinds(self) -> np.ndarray:
+        """uint8 ``(rows, cols)``: 0 no solid pixel (or no tile), 1 all solid, 2 mixed."""
+        return self._cell_kinds
+
+    @property
+    def variant_masks(self) -> np.ndarray:
+        """Displayed bool mask ``(V, th, tw)`` of each (tile id, flips) pair in use."""
+        return self._variant_masks
+
+    @property
+    def variant_kinds(self) -> np.ndarray:
+        """uint8 ``(V,)``: kind (0 empty, 1 full, 2 mixed) of each variant."""
+        return self._variant_kinds
+
+    @property
+    def variant_keys(self) -> np.ndarray:
+        """int64 ``(V,)``: ``tile_id * 8 + flips`` of each variant, ascending."""
+        return self._variant_keys
+
+    def __repr__(self) -> str:
+        rows, cols = self.shape
+        tw, th = self.tile_pixels
+        return (
+            f"TileMap({rows}x{cols} tiles of {tw}x{th} pixels, tile_size={self._tile_size}, "
+            f"origin={self._origin}, outside={self._outside!r})"
+        )
+
+    # -------------------------------------------------------------- queries
+    def to_pixel_grid(self) -> Grid:
+        """Return the fully expanded pixel-resolution :class:`~tilecast.Grid`.
+
+        One cell per pixel, ``rows * th`` by ``cols * tw``, with tile size
+        :attr:`pixel_size`, the same origin and the same ``outside``.
+
+        Examples
+        --------
+        >>> from tilecast import TileMap, TileSet
+        >>> tmap = TileMap([[0, -1, 0]], TileSet([[[1, 0], [0, 0]]]), flips=[[0, 0, 3]])
+        >>> tmap.to_pixel_grid().solid.astype(int).tolist()
+        [[1, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 1]]
+        """
+        rows, cols = self.shape
+        tw, th = self.tile_pixels
+        padded = np.concatenate([self._variant_masks, np.zeros((1, th, tw), dtype=bool)])
+        blocks = padded[self._cell_variant]  # -1 picks the all-empty block
+        pixels = blocks.transpose(0, 2, 1, 3).reshape(rows * th, cols * tw)
+        return Grid(pixels, tile_size=self.pixel_size, origin=self._origin, outside=self._outside)
+
+    def to_grid(self) -> Grid:
+        """Return the tile-resolution :class:`~tilecast.Grid`: a tile is solid when any pixel is.
+
+        Examples
+        --------
+        >>> from tilecast import TileMap, TileSet
+        >>> TileMap([[0, 1, -1]], TileSet([[[0, 0]], [[0, 1]]])).to_grid().solid.tolist()
+        [[False, True, False]]
+        """
+        return Grid(
+            self._cell_kinds != EMPTY,
+            tile_size=self._tile_size,
+            origin=self._origin,
+            outside=self._outside,
+        )
+
+    def pixel_solid(self, pixel: tuple[int, int]) -> bool:
+        """Solidity of pixel ``(P, Q)`` of the expanded pixel grid (beyond the map: ``outside``).
+
+        Examples
+        --------
+        >>> from tilecast import TileMap, TileSet
+        >>> tmap = TileMap([[0, 0]], TileSet([[[1, 0]]]), flips=[[0, 1]])
+        >>> [tmap.pixel_solid((p, 0)) for p in range(-1, 5)]
+        [False, True, False, False, True, False]
+        """
+        big_p, big_q = pixel
+        tw, th = self._tileset.tile_size
+        i, px = divmod(big_p, tw)
+        j, py = divmod(big_q, th)
+        if not (0 <= i < self._tile_ids.shape[1] and 0 <= j < self._tile_ids.shape[0]):
+            return self._outside == "solid"
+        kind = self._cell_kinds[j, i]
+        if kind != MIXED:
+            return bool(kind == FULL)
+        return bool(self._variant_masks[self._cell_variant[j, i], py, px])
+
+    def is_point_solid(self, point: Any) -> bool:
+        """Return True when the world point lies in a solid pixel (beyond the map: ``outside``).
+
+        The point is mapped to pixel space as the pixel grid maps it,
+        ``((x - ox) / pw, (y - oy) / ph)``, and floored.
+
+        Examples
+        --------
+        >>> from tilecast import TileMap, TileSet
+        >>> tmap = TileMap([[0]], TileSet([[[1, 0]]]), tile_size=(2.0, 1.0))
+        >>> tmap.is_point_solid((0.5, 0.5)), tmap.is_point_solid((1.5, 0.5))
+        (True, False)
+        """
+        x, y = as_point("point", point)
+        pw, ph = self.pixel_size
+        u = (x - self._origin[0]) / pw
+        v = (y - self._origin[1]) / ph
+        return self.pixel_solid((int(np.floor(u)), int(np.floor(v))))
+
+    # ----------------------------------------------------------------- edits
+    def set_tile(self, cells: Any, tile_id: int, flips: int = 0) -> None:
+        """Put one tile (or ``empty``) into one cell ``(i, j)`` or an ``(N, 2)`` array of cells.
+
+        Examples
+        --------
+        >>> from tilecast import TileMap, TileSet
+        >>> tmap = TileMap([[-1, -1]], TileSet([[[1, 0]]]))
+        >>> tmap.set_tile((1, 0), 0, flips=1)
+        >>> tmap.to_pixel_grid().solid.astype(int).tolist()
+        [[0, 0, 0, 1]]
+        """
+        from tilecast.grid import _as_cell_array
+
+        cell_array = _as_cell_array("cells", cells)
+        tile = _as_int("tile_id", tile_id, -(2**31))
+        flip = _as_int("flips", flips, 0)
+        if tile != self._empty and not 0 <= tile < len(self._tileset):
+            raise ValueError(
+                f"tile_id must be a tile of the tileset (0..{len(self._tileset) - 1}) "
+                f"or empty ({self._empty}), got {tile}"
+            )
+        if flip > 7:
+            raise ValueError(f"flips must be bit flags 0..7, got {flip}")
+        tw, th = self._tileset.tile_size
+        if flip & FLIP_DIAGONAL and tw != th and tile != self._empty:
+            raise ValueError(f"flips: the diagonal flip needs square tiles, these are {tw}x{th}")
+        cols, rows = cell_array[:, 0], cell_array[:, 1]
+        off_map = (cols < 0) | (cols >= self.cols) | (rows < 0) | (rows >= self.rows)
+        if off_map.any():
+            bad = cell_array[np.argmax(off_map)]
+            raise ValueError(f"cells must lie on the {self.rows}x{self.cols} map, got {tuple(bad)}")
+        if len(cell_array) == 0:
+            return
+        self._tile_ids[rows, cols] = tile
+        self._flips[rows, cols] = 0 if tile == self._empty else flip
+        self._version += 1
+        self._rebuild_variants()
