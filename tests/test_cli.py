@@ -236,3 +236,27 @@ def test_bench_runs_scripts(monkeypatch, tmp_path, capsys):
 
 def test_example_path_is_packaged():
     assert example_path().is_file()
+
+
+def test_ros_map_commands_use_the_metric_y_up_frame(tmp_path, capsys):
+    pytest.importorskip("yaml")
+    pytest.importorskip("PIL")
+    from PIL import Image
+
+    pixels = np.full((20, 30), 254, dtype=np.uint8)
+    pixels[5:8, 10:12] = 0  # a block 12..15 rows above the bottom
+    Image.fromarray(pixels).save(tmp_path / "m.pgm")
+    (tmp_path / "m.yaml").write_text(
+        "image: m.pgm\nresolution: 0.1\norigin: [-1, -1, 0]\nnegate: 0\n"
+        "occupied_thresh: 0.65\nfree_thresh: 0.196\n"
+    )
+    argv = ["cast", str(tmp_path / "m.yaml"), "--from", "0.05,0", "--angle", "90"]
+    assert main([*argv, "--format", "json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["cell"] == [10, 12] and record["point"][1] == pytest.approx(0.2)
+    out = tmp_path / "m.png"
+    assert main(["render", str(tmp_path / "m.yaml"), "--out", str(out), "--scale", "1"]) == 0
+    with Image.open(out) as image:
+        drawn = np.asarray(image.convert("L"))
+    # drawn with north up: the block is where it is in the source picture
+    assert drawn[5:8, 10:12].max() < drawn[0, 0]

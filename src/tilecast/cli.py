@@ -107,13 +107,18 @@ def _as_grid(world: Any) -> Any:
     return world.to_grid()
 
 
-def _picture(world: Any, scale: float | None) -> Any:
+def _picture(world: Any, scale: float | None, y_up: bool = False) -> Any:
     from tilecast.render import Picture
 
-    rows, cols = _as_grid(world).shape
+    shape = world.to_pixel_grid().shape if hasattr(world, "to_pixel_grid") else world.shape
     if scale is None:  # aim for a picture about 800 pixels across, 1..16 per cell
-        scale = min(16.0, max(1.0, 800.0 / max(rows, cols)))
-    return Picture(world, scale, y_up=getattr(world, "y_up", False))
+        scale = min(16.0, max(1.0, 800.0 / max(shape)))
+    return Picture(world, scale, y_up=y_up)
+
+
+def _y_up(path: str) -> bool:
+    """ROS maps are y-up: draw them with north at the top."""
+    return Path(path).suffix.lower() in (".yaml", ".yml")
 
 
 def _have_pillow() -> bool:
@@ -276,7 +281,7 @@ def cmd_fov(args: argparse.Namespace) -> int:
     if args.out is not None:
         (i, j), (w, h), (ox, oy) = args.origin, grid.tile_size, grid.origin
         centre = (ox + (i + 0.5) * w, oy + (j + 0.5) * h)
-        _picture(grid, args.scale).fov(seen).points([centre]).save(args.out)
+        _picture(grid, args.scale, _y_up(args.map)).fov(seen).points([centre]).save(args.out)
         print(f"picture: {args.out}")
     elif args.print:
         for r in range(grid.rows):
@@ -298,7 +303,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     from tilecast import wall_segments
 
     world = _load(args.map, None)
-    picture = _picture(world, args.scale)
+    picture = _picture(world, args.scale, _y_up(args.map))
     if args.walls:
         picture.segments(wall_segments(_as_grid(world)))
     picture.save(args.out)
