@@ -109,9 +109,10 @@ def first_person_columns(
 
     Examples
     --------
+    >>> import numpy as np
     >>> from tilecast import Grid
-    >>> grid = Grid([[1, 1, 1, 1, 1], [1, 0, 0, 0, 1], [1, 1, 1, 1, 1]])
-    >>> perp, _ = first_person_columns(grid, (1.5, 1.5), 0.0, 4)
+    >>> grid = Grid(np.pad(np.zeros((5, 3), bool), 1, constant_values=True))  # a 3 x 5 room
+    >>> perp, _ = first_person_columns(grid, (1.5, 3.5), 0.0, 4)
     >>> [round(float(p), 9) for p in perp]  # the wall at x = 4 is 2.5 ahead in every column
     [2.5, 2.5, 2.5, 2.5]
     """
