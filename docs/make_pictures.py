@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from tilecast import fov, raycast, visibility_polygon, wall_segments
-from tilecast.cli import DEMO_VIEWER, main
+from tilecast.cli import main
 from tilecast.data import example_map
 from tilecast.render import Picture
 
@@ -19,10 +19,12 @@ IMAGES = Path(__file__).parent / "images"
 
 
 def demo() -> None:
+    """Draw the picture of ``tilecast demo``."""
     main(["demo", "--out", str(IMAGES / "demo.png"), "--scale", "12"])
 
 
 def layers() -> None:
+    """Draw every layer a Picture can draw, around one viewer."""
     grid = example_map()
     viewer = (6.5, 26.5)
     rows, cols = grid.shape
