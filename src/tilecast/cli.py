@@ -1,0 +1,527 @@
+"""The ``tilecast`` command: demos, single casts, lidar scans, fields of view, pictures.
+
+Run ``tilecast --help`` or ``tilecast COMMAND --help``. Exit status: 0 on
+success, 2 for a usage error (bad arguments), 1 when the command fails (for
+example a map that cannot be read); user errors print one line, never a
+traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["main"]
+
+#: Where ``tilecast demo`` puts its viewer on the bundled map (a central hall).
+DEMO_VIEWER = (21.5, 14.5)
+
+
+class UserError(Exception):
+    """A problem the user can fix; printed as one line, exit status 1."""
+
+
+# ----------------------------------------------------------------- parsing
+def _numbers(text: str, count: int, what: str) -> tuple[float, ...]:
+    parts = text.replace(" ", "").split(",")
+    try:
+        values = tuple(float(p) for p in parts)
+    except ValueError:
+        values = ()
+    if len(values) != count or not all(math.isfinite(v) for v in values):
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+    return values
+
+
+def _point(text: str) -> tuple[float, float]:
+    x, y = _numbers(text, 2, "X,Y (two numbers)")
+    return (x, y)
+
+
+def _pose(text: str) -> tuple[float, float, float]:
+    x, y, theta = _numbers(text, 3, "X,Y,THETA (three numbers, THETA in radians)")
+    return (x, y, theta)
+
+
+def _cell(text: str) -> tuple[int, int]:
+    i, j = _numbers(text, 2, "I,J (two integers: column, row)")
+    if i != int(i) or j != int(j):
+        raise argparse.ArgumentTypeError(f"expected I,J (two integers: column, row), got {text!r}")
+    return (int(i), int(j))
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _nonnegative(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
+    return value
+
+
+def _positive(text: str) -> float:
+    value = _nonnegative(text)
+    if value == 0 or not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
+# ------------------------------------------------------------------ helpers
+def _load(path: str, outside: str | None) -> Any:
+    from tilecast.io import load_map
+
+    world = load_map(path)
+    if outside is not None and outside != getattr(world, "outside", outside):
+        from tilecast.grid import Grid
+
+        if isinstance(world, Grid):
+            world = Grid(world.solid, world.tile_size, world.origin, outside=outside)
+    return world
+
+
+def _as_grid(world: Any) -> Any:
+    from tilecast.grid import Grid
+
+    if isinstance(world, Grid):
+        return world
+    return world.to_grid()
+
+
+def _picture(world: Any, scale: float | None, y_up: bool = False) -> Any:
+    from tilecast.render import Picture
+
+    shape = world.to_pixel_grid().shape if hasattr(world, "to_pixel_grid") else world.shape
+    if scale is None:  # aim for a picture about 800 pixels across, 1..16 per cell
+        scale = min(16.0, max(1.0, 800.0 / max(shape)))
+    return Picture(world, scale, y_up=y_up)
+
+
+def _y_up(path: str) -> bool:
+    """ROS maps are y-up: draw them with north at the top."""
+    return Path(path).suffix.lower() in (".yaml", ".yml")
+
+
+def _have_pillow() -> bool:
+    try:
+        import PIL  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def cast_fan(world: Any, origin: tuple[float, float], angles: np.ndarray, max_distance: float):
+    """Cast one ray per angle from ``origin``; return ``(distance, point)`` arrays.
+
+    Uses :func:`tilecast.raycast_many` when it is available, else one
+    :func:`tilecast.raycast` per ray. Misses have distance ``inf`` and point NaN.
+    """
+    import tilecast
+
+    directions = np.column_stack([np.cos(angles), np.sin(angles)])
+    many = getattr(tilecast, "raycast_many", None)
+    if many is not None:
+        hits = many(world, np.asarray(origin, dtype=np.float64), directions, max_distance)
+        return np.asarray(hits.distance), np.asarray(hits.point)
+    distance = np.full(len(angles), np.inf)
+    point = np.full((len(angles), 2), np.nan)
+    for k, direction in enumerate(directions):
+        hit = tilecast.raycast(world, origin, tuple(direction), max_distance)
+        if hit is not None:
+            distance[k], point[k] = hit.distance, hit.point
+    return distance, point
+
+
+def scan_ranges(world: Any, pose: tuple[float, float, float], angles: np.ndarray, max_range: float):
+    """Lidar ranges for one pose: :func:`tilecast.scan` if present, else a loop of raycasts."""
+    import tilecast
+
+    scan = getattr(tilecast, "scan", None)
+    if scan is not None:
+        return np.asarray(scan(world, pose, angles, max_range), dtype=np.float64)
+    x, y, theta = pose
+    distance, _ = cast_fan(world, (x, y), np.asarray(angles) + theta, max_range)
+    return np.where(np.isfinite(distance), distance, max_range)
+
+
+# ----------------------------------------------------------------- commands
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Cast a fan of rays on the bundled map, print a summary and draw a picture."""
+    from tilecast import fov, visibility_polygon, wall_segments
+    from tilecast.data import example_map
+
+    grid = example_map()
+    viewer = DEMO_VIEWER if args.viewer is None else args.viewer
+    if grid.is_solid(grid.cell_at(viewer)) or not grid.in_bounds(grid.cell_at(viewer)):
+        raise UserError(f"--from {viewer[0]},{viewer[1]} is not on a floor cell of the demo map")
+    angles = np.linspace(0.0, 2.0 * math.pi, args.rays, endpoint=False)
+    start = time.perf_counter()
+    distance, point = cast_fan(grid, viewer, angles, math.inf)
+    elapsed = time.perf_counter() - start
+    hit = np.isfinite(distance)
+    seen = fov(grid, grid.cell_at(viewer), args.radius)
+    rows, cols = grid.shape
+    lit = visibility_polygon(
+        wall_segments(grid), viewer, radius=args.radius, bounds=(0.0, 0.0, cols, rows)
+    )
+    x, y = lit[:, 0], lit[:, 1]
+    area = 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
+    print(f"map: bundled dungeon.txt, {cols} x {rows} cells, viewer at {viewer[0]}, {viewer[1]}")
+    print(f"rays cast: {len(angles)}, hits: {int(hit.sum())}")
+    if hit.any():
+        print(
+            f"distance: mean {distance[hit].mean():.3f}, min {distance[hit].min():.3f}, "
+            f"max {distance[hit].max():.3f} cells"
+        )
+    print(f"time: {elapsed * 1e3:.2f} ms ({len(angles) / max(elapsed, 1e-9):,.0f} rays/s)")
+    print(f"field of view: {int(seen.sum())} cells visible")
+    print(f"lit area: {len(lit)}-vertex polygon, {area:.1f} square cells")
+    if not _have_pillow():
+        print("picture: skipped (needs Pillow: pip install Pillow, or 'tilecast[image]')")
+        return 0
+    picture = _picture(grid, args.scale).fov(seen).polygon(lit)
+    picture.rays(viewer, point[hit]).hits(point[hit]).points([viewer])
+    picture.save(args.out)
+    print(f"picture: {args.out}")
+    return 0
+
+
+def cmd_cast(args: argparse.Namespace) -> int:
+    """Cast one ray and print its first hit."""
+    import tilecast
+
+    world = _load(args.map, args.outside)
+    theta = math.radians(args.angle)
+    direction = (math.cos(theta), math.sin(theta))
+    hit = tilecast.raycast(world, args.origin, direction, args.max_distance)
+    if hit is None:
+        record: dict[str, Any] = {"hit": False}
+    else:
+        record = {
+            "hit": True,
+            "point": list(hit.point),
+            "distance": hit.distance,
+            "cell": list(hit.cell),
+            "normal": list(hit.normal),
+            "inside": hit.inside,
+        }
+        if hit.pixel is not None:
+            record["pixel"] = list(hit.pixel)
+    if args.format == "json":
+        print(json.dumps(record))
+    elif not record["hit"]:
+        print("miss")
+    else:
+        px, py = hit.point
+        print(
+            f"hit at ({px:.6g}, {py:.6g}), distance {hit.distance:.6g}, cell {hit.cell}, "
+            f"normal {hit.normal}" + (" (started inside a wall)" if hit.inside else "")
+        )
+    return 0
+
+
+def cmd_scan(args: argparse.Namespace) -> int:
+    """Print the ranges of a lidar scan."""
+    world = _load(args.map, args.outside)
+    fov_rad = math.radians(args.fov)
+    if args.beams == 1:
+        angles = np.zeros(1)
+    elif math.isclose(args.fov, 360.0):
+        angles = np.linspace(-math.pi, math.pi, args.beams, endpoint=False)
+    else:
+        angles = np.linspace(-fov_rad / 2, fov_rad / 2, args.beams)
+    ranges = scan_ranges(world, args.pose, angles, args.max_range)
+    if args.format == "json":
+        print(
+            json.dumps(
+                {
+                    "pose": list(args.pose),
+                    "angles": angles.tolist(),
+                    "ranges": ranges.tolist(),
+                    "max_range": args.max_range,
+                }
+            )
+        )
+    else:
+        print("angle,range")
+        for a, r in zip(angles, ranges, strict=True):
+            print(f"{a:.9g},{r:.9g}")
+    return 0
+
+
+def cmd_fov(args: argparse.Namespace) -> int:
+    """Print (and optionally draw) the field of view from a cell."""
+    from tilecast import fov
+
+    world = _load(args.map, None)
+    grid = _as_grid(world)
+    if not grid.in_bounds(args.origin):
+        raise UserError(f"--from {args.origin[0]},{args.origin[1]} is outside the map {grid.shape}")
+    seen = fov(grid, args.origin, args.radius)
+    print(f"{int(seen.sum())} of {seen.size} cells visible from {args.origin}")
+    if args.out is not None:
+        (i, j), (w, h), (ox, oy) = args.origin, grid.tile_size, grid.origin
+        centre = (ox + (i + 0.5) * w, oy + (j + 0.5) * h)
+        _picture(grid, args.scale, _y_up(args.map)).fov(seen).points([centre]).save(args.out)
+        print(f"picture: {args.out}")
+    elif args.print:
+        for r in range(grid.rows):
+            print(
+                "".join(
+                    "@"
+                    if (c, r) == args.origin
+                    else ("#" if grid.solid[r, c] else ".")
+                    if seen[r, c]
+                    else " "
+                    for c in range(grid.cols)
+                )
+            )
+    return 0
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    """Draw a map (optionally with its wall segments) to a picture."""
+    from tilecast import wall_segments
+
+    world = _load(args.map, None)
+    picture = _picture(world, args.scale, _y_up(args.map))
+    if args.walls:
+        picture.segments(wall_segments(_as_grid(world)))
+    picture.save(args.out)
+    rows, cols = _as_grid(world).shape
+    print(f"{args.map}: {cols} x {rows} cells -> {args.out} ({picture.size[0]}x{picture.size[1]})")
+    return 0
+
+
+def _benchmarks_dir() -> Path | None:
+    env = os.environ.get("TILECAST_BENCHMARKS")
+    candidates = [Path(env)] if env else []
+    candidates += [Path(__file__).resolve().parents[2] / "benchmarks", Path.cwd() / "benchmarks"]
+    for candidate in candidates:
+        if candidate.is_dir() and any(candidate.glob("*.py")):
+            return candidate
+    return None
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    """Run the benchmark scripts of a source checkout and print their tables."""
+    folder = _benchmarks_dir()
+    if folder is None:
+        raise UserError(
+            "benchmarks/ not found: the benchmark scripts ship with the source checkout, "
+            "not with the installed package; run this from a clone of the repository "
+            "(or set TILECAST_BENCHMARKS to the folder)"
+        )
+    scripts = sorted(p for p in folder.glob("*.py") if not p.name.startswith("_"))
+    if args.only:
+        scripts = [p for p in scripts if p.stem in args.only]
+        missing = set(args.only) - {p.stem for p in scripts}
+        if missing:
+            raise UserError(f"no benchmark named {', '.join(sorted(missing))} in {folder}")
+    failed = 0
+    for k, script in enumerate(scripts, 1):
+        command = [sys.executable, str(script)] + (["--quick"] if args.quick else [])
+        print(f"[{k}/{len(scripts)}] {script.name} ...", file=sys.stderr, flush=True)
+        start = time.perf_counter()
+        result = subprocess.run(command, capture_output=True, text=True, check=False)
+        took = time.perf_counter() - start
+        status = "done" if result.returncode == 0 else f"FAILED (exit {result.returncode})"
+        print(
+            f"[{k}/{len(scripts)}] {script.name} {status} in {took:.1f} s",
+            file=sys.stderr,
+            flush=True,
+        )
+        print(f"## {script.stem}\n")
+        print(result.stdout.rstrip() + "\n")
+        if result.returncode != 0:
+            failed += 1
+            print(result.stderr.rstrip()[-2000:] + "\n")
+    return 1 if failed else 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """Open the interactive pygame demo."""
+    try:
+        from tilecast import play
+    except ImportError as exc:
+        raise UserError(f"{exc}") from None
+    world = play.load_world(args.map)
+    return play.run(world, frames=args.frames, screenshot=args.screenshot)
+
+
+# ------------------------------------------------------------------- parser
+MAP_HELP = "map file: .txt/.map ASCII, .png image, .yaml ROS map, .ldtk LDtk, .tmx/.tmj/.json Tiled"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the ``tilecast`` argument parser (all subcommands)."""
+    parser = argparse.ArgumentParser(
+        prog="tilecast",
+        description="Exact, fast 2D ray casting in tile and polygon worlds.",
+        epilog="Run 'tilecast COMMAND --help' for the options of one command.",
+    )
+    from tilecast import __version__
+
+    parser.add_argument("--version", action="version", version=f"tilecast {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def add(name: str, func: Any, help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.set_defaults(func=func)
+        return p
+
+    outside = {
+        "choices": ["empty", "solid"],
+        "default": None,
+        "help": "what lies beyond the map (default: the loader's choice)",
+    }
+
+    p = add("demo", cmd_demo, "cast a fan of rays on the bundled map and draw the result")
+    p.add_argument("--out", default="demo.png", help="picture to write (default: demo.png)")
+    p.add_argument("--rays", type=_positive_int, default=360, help="number of rays (360)")
+    p.add_argument(
+        "--from",
+        dest="viewer",
+        type=_point,
+        default=None,
+        metavar="X,Y",
+        help=f"viewer position (default {DEMO_VIEWER[0]},{DEMO_VIEWER[1]})",
+    )
+    p.add_argument(
+        "--radius",
+        type=_positive,
+        default=None,
+        help="limit the field of view and the lit area to this radius (cells)",
+    )
+    p.add_argument("--scale", type=_positive, default=None, help="picture pixels per cell")
+
+    p = add("cast", cmd_cast, "cast one ray and print where it first hits a wall")
+    p.add_argument("map", help=MAP_HELP)
+    p.add_argument(
+        "--from",
+        dest="origin",
+        type=_point,
+        required=True,
+        metavar="X,Y",
+        help="ray origin in world units",
+    )
+    p.add_argument(
+        "--angle",
+        type=float,
+        required=True,
+        metavar="DEG",
+        help="direction in degrees (0 = +x, 90 = +y)",
+    )
+    p.add_argument("--max-distance", type=_nonnegative, default=math.inf, metavar="D")
+    p.add_argument("--outside", **outside)
+    p.add_argument("--format", choices=["text", "json"], default="text")
+
+    p = add("scan", cmd_scan, "simulate a lidar scan and print the ranges")
+    p.add_argument("map", help=MAP_HELP)
+    p.add_argument(
+        "--pose",
+        type=_pose,
+        required=True,
+        metavar="X,Y,THETA",
+        help="sensor position (world units) and heading (radians)",
+    )
+    p.add_argument("--beams", type=_positive_int, default=360, help="number of beams (360)")
+    p.add_argument(
+        "--fov",
+        type=_positive,
+        default=360.0,
+        metavar="DEG",
+        help="angular field of the scan in degrees (360 = full turn)",
+    )
+    p.add_argument(
+        "--max-range",
+        type=_positive,
+        default=100.0,
+        metavar="R",
+        help="range reported when nothing is hit (100)",
+    )
+    p.add_argument("--outside", **outside)
+    p.add_argument("--format", choices=["csv", "json"], default="csv")
+
+    p = add("fov", cmd_fov, "field of view (symmetric shadowcasting) from one cell")
+    p.add_argument("map", help=MAP_HELP)
+    p.add_argument(
+        "--from",
+        dest="origin",
+        type=_cell,
+        required=True,
+        metavar="I,J",
+        help="viewer cell: column, row",
+    )
+    p.add_argument("--radius", type=_nonnegative, default=None, help="radius in cells")
+    p.add_argument("--out", default=None, metavar="PNG", help="draw the result to this picture")
+    p.add_argument("--print", action="store_true", help="print the visible cells as text")
+    p.add_argument("--scale", type=_positive, default=None, help="picture pixels per cell")
+
+    p = add("render", cmd_render, "draw a map to a picture")
+    p.add_argument("map", help=MAP_HELP)
+    p.add_argument("--out", required=True, metavar="PNG", help="picture to write")
+    p.add_argument("--walls", action="store_true", help="also draw the wall segments")
+    p.add_argument("--scale", type=_positive, default=None, help="picture pixels per cell")
+
+    p = add("bench", cmd_bench, "run the benchmark scripts (source checkout only)")
+    p.add_argument("--quick", action="store_true", help="short runs")
+    p.add_argument("--only", nargs="+", metavar="NAME", help="run only these (e.g. fov lines)")
+
+    p = add("play", cmd_play, "interactive pygame demo (needs 'tilecast[demo]')")
+    p.add_argument("map", nargs="?", default=None, help=MAP_HELP + " (default: bundled map)")
+    p.add_argument("--frames", type=_positive_int, default=None, help=argparse.SUPPRESS)
+    p.add_argument("--screenshot", default=None, help=argparse.SUPPRESS)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the ``tilecast`` command with ``argv`` (default: ``sys.argv[1:]``).
+
+    Returns the exit status: 0 success, 1 failure, 2 usage error.
+
+    Examples
+    --------
+    >>> from tilecast.cli import main
+    >>> main(["cast", "--help"])  # doctest: +ELLIPSIS
+    usage: tilecast cast [-h] --from X,Y --angle DEG ...
+    0
+    """
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version or a usage error
+        return int(exc.code or 0)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args))
+    except (UserError, ValueError, TypeError, OSError, ImportError) as exc:
+        print(f"tilecast {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,57 @@
+"""Map loaders: ASCII art, images, ROS occupancy maps, LDtk and Tiled.
+
+Each loader lives in its own module and imports its optional dependency
+(Pillow, PyYAML) only when called, so ``import tilecast.io`` is cheap. Every
+loader raises :class:`MapLoadError` (a ``ValueError``) naming the file and
+the problem; none returns a half-read map.
+
+=====================  ==========================  ===========================
+function               reads                       needs
+=====================  ==========================  ===========================
+:func:`load_ascii`     ``#``/``.`` text maps        nothing
+:func:`load_image`     PNG, BMP, ... pictures       Pillow
+:func:`load_ros_map`   ROS map YAML + PGM/PNG       PyYAML, Pillow
+:func:`load_ldtk`      LDtk ``.ldtk`` projects      nothing (TileMap: tiles)
+:func:`load_tiled`     Tiled ``.tmx`` / ``.tmj``    nothing (Pillow for images)
+:func:`load_map`       any of the above, by suffix  as above
+=====================  ==========================  ===========================
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from tilecast.io._common import MapLoadError
+
+__all__ = [
+    "MapLoadError",
+    "load_ascii",
+    "load_image",
+    "load_ldtk",
+    "load_map",
+    "load_ros_map",
+    "load_tiled",
+]
+
+_LAZY = {
+    "load_ascii": "tilecast.io.ascii",
+    "load_image": "tilecast.io.image",
+    "load_ros_map": "tilecast.io.ros",
+    "load_ldtk": "tilecast.io.ldtk",
+    "load_tiled": "tilecast.io.tiled",
+    "load_map": "tilecast.io.detect",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tilecast.io' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,56 @@
+"""What every loader shares: the error type and how a source is named in messages."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+__all__ = ["MapLoadError", "describe", "read_bytes", "read_text"]
+
+
+class MapLoadError(ValueError):
+    r"""A map file could not be read; the message names the file and the problem.
+
+    It is a ``ValueError``, so code that already catches bad input catches it too.
+
+    Examples
+    --------
+    >>> from tilecast.io import MapLoadError, load_ascii
+    >>> try:
+    ...     load_ascii("#.#\n#x#\n")
+    ... except MapLoadError as exc:
+    ...     print(exc)
+    <text>: line 2, column 2: unknown character 'x' (walls: '#', floor: '.')
+    """
+
+
+def describe(source: Any) -> str:
+    """Return how ``source`` (a path or an in-memory object) is named in messages."""
+    if isinstance(source, str | os.PathLike):
+        return os.fspath(source)
+    return f"<{type(source).__name__}>"
+
+
+def _as_path(name: str, source: Any) -> Path:
+    if not isinstance(source, str | os.PathLike):
+        raise TypeError(f"{name} must be a path (str or os.PathLike), got {type(source).__name__}")
+    return Path(source)
+
+
+def read_bytes(source: Any, name: str = "path") -> bytes:
+    """Read a whole file, turning a missing or unreadable file into :class:`MapLoadError`."""
+    path = _as_path(name, source)
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise MapLoadError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
+
+
+def read_text(source: Any, name: str = "path") -> str:
+    """Read a UTF-8 text file (see :func:`read_bytes`); bad UTF-8 is a :class:`MapLoadError`."""
+    data = read_bytes(source, name)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise MapLoadError(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None

@@ -1,0 +1,56 @@
+"""Pick a loader by file suffix: the ``MAP`` argument of the ``tilecast`` command."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from tilecast.io._common import MapLoadError
+
+__all__ = ["SUFFIXES", "load_map"]
+
+#: File suffix -> loader module and function, in :func:`load_map`'s order.
+SUFFIXES: dict[str, tuple[str, str]] = {
+    ".txt": ("tilecast.io.ascii", "load_ascii"),
+    ".map": ("tilecast.io.ascii", "load_ascii"),
+    ".asc": ("tilecast.io.ascii", "load_ascii"),
+    ".png": ("tilecast.io.image", "load_image"),
+    ".bmp": ("tilecast.io.image", "load_image"),
+    ".gif": ("tilecast.io.image", "load_image"),
+    ".pgm": ("tilecast.io.image", "load_image"),
+    ".jpg": ("tilecast.io.image", "load_image"),
+    ".jpeg": ("tilecast.io.image", "load_image"),
+    ".yaml": ("tilecast.io.ros", "load_ros_map"),
+    ".yml": ("tilecast.io.ros", "load_ros_map"),
+    ".ldtk": ("tilecast.io.ldtk", "load_ldtk"),
+    ".tmx": ("tilecast.io.tiled", "load_tiled"),
+    ".tmj": ("tilecast.io.tiled", "load_tiled"),
+    ".json": ("tilecast.io.tiled", "load_tiled"),
+}
+
+
+def load_map(path: Any, **options: Any) -> Any:
+    """Load a map file with the loader its suffix names; options go to that loader.
+
+    ``.txt``/``.map``/``.asc`` ASCII, ``.png``/``.bmp``/``.gif``/``.pgm``/``.jpg``
+    images, ``.yaml``/``.yml`` ROS maps, ``.ldtk`` LDtk, ``.tmx``/``.tmj``/``.json``
+    Tiled.
+
+    Examples
+    --------
+    >>> from tilecast.data import example_path
+    >>> from tilecast.io import load_map
+    >>> load_map(example_path()).shape
+    (32, 48)
+    """
+    import importlib
+
+    if not isinstance(path, str | os.PathLike):
+        raise TypeError(f"path must be a path (str or os.PathLike), got {type(path).__name__}")
+    suffix = Path(path).suffix.lower()
+    if suffix not in SUFFIXES:
+        known = ", ".join(sorted(SUFFIXES))
+        raise MapLoadError(f"{os.fspath(path)}: unknown map format {suffix!r} (known: {known})")
+    module, name = SUFFIXES[suffix]
+    return getattr(importlib.import_module(module), name)(path, **options)

@@ -1,0 +1,168 @@
+"""Plain pictures as maps: one pixel per cell, solid by darkness (or lightness, or alpha).
+
+The gray value of a pixel is ``0.229 r + 0.587 g + 0.114 b`` (the rule of
+range_libc, used by the project's benchmark map, so that loaded maps match its
+published figures); a gray-scale image uses its value directly. Note that
+these weights sum to 0.93, not 1 (range_libc's 0.229 where the usual
+luminance weight is 0.299): the RGB pixel (128, 128, 128) has gray value
+119.04 while the gray-scale pixel 128 has 128. Pillow is
+imported only when a file (or a PIL image) is loaded; a NumPy array needs no
+Pillow at all.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from tilecast._validate import as_choice, as_finite_float
+from tilecast.grid import Grid
+from tilecast.io._common import MapLoadError, describe
+
+__all__ = ["GRAY_WEIGHTS", "gray_of", "load_image", "read_pixels"]
+
+#: Weights of r, g, b in the gray value (range_libc's rule).
+GRAY_WEIGHTS = (0.229, 0.587, 0.114)
+MODES = ("dark", "light", "alpha")
+
+
+def _pil_image() -> Any:
+    try:
+        from PIL import Image
+    except ImportError:
+        raise ImportError(
+            "loading image maps needs Pillow: pip install Pillow (or 'tilecast[image]')"
+        ) from None
+    return Image
+
+
+def read_pixels(source: Any) -> np.ndarray:
+    """Read an image (path, PIL image or array) as an array ``(H, W)``, ``(H, W, 3|4)``.
+
+    Palette and two-channel images become RGBA; 16-bit and float gray images
+    keep their own values. Problems raise :class:`MapLoadError` naming the file.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> read_pixels(np.zeros((2, 3), dtype=np.uint8)).shape
+    (2, 3)
+    """
+    name = describe(source)
+    if isinstance(source, np.ndarray):
+        array = source
+    elif isinstance(source, str | os.PathLike) or hasattr(source, "getpixel"):
+        image_module = _pil_image()
+        try:
+            if isinstance(source, str | os.PathLike):
+                with image_module.open(source) as opened:
+                    opened.load()
+                    image = opened.copy()
+            else:
+                image = source
+        except FileNotFoundError:
+            raise MapLoadError(f"{name}: no such file") from None
+        except image_module.UnidentifiedImageError:
+            raise MapLoadError(f"{name}: not an image file Pillow can read") from None
+        except (OSError, SyntaxError, ValueError) as exc:
+            raise MapLoadError(f"{name}: cannot read the image ({exc})") from None
+        if image.mode in ("P", "PA", "LA", "1", "CMYK", "YCbCr", "HSV", "LAB", "RGBX", "RGBa"):
+            image = image.convert("RGBA" if "A" in image.mode or image.mode == "P" else "RGB")
+        elif image.mode.startswith("I;16"):
+            image = image.convert("I")
+        array = np.asarray(image)
+    else:
+        raise TypeError(
+            f"source must be a path, a PIL image or a NumPy array, got {type(source).__name__}"
+        )
+    if array.ndim == 3 and array.shape[2] == 1:
+        array = array[:, :, 0]
+    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.number):
+        raise MapLoadError(f"{name}: pixels must be numbers, got dtype {array.dtype}")
+    if array.ndim not in (2, 3) or (array.ndim == 3 and array.shape[2] not in (3, 4)):
+        raise MapLoadError(f"{name}: expected a gray, RGB or RGBA image, got shape {array.shape}")
+    if array.shape[0] == 0 or array.shape[1] == 0:
+        raise MapLoadError(f"{name}: the image is empty")
+    return array
+
+
+def gray_of(pixels: np.ndarray) -> np.ndarray:
+    """Gray value per pixel: the value itself, or ``0.229 r + 0.587 g + 0.114 b``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> gray_of(np.array([[[100, 200, 50]]])).round(3)
+    array([[146.]])
+    """
+    if pixels.ndim == 2:
+        return pixels.astype(np.float64)
+    rgb = pixels[:, :, :3].astype(np.float64)
+    r, g, b = GRAY_WEIGHTS
+    return r * rgb[:, :, 0] + g * rgb[:, :, 1] + b * rgb[:, :, 2]
+
+
+def load_image(
+    source: Any,
+    threshold: float = 128,
+    mode: str = "dark",
+    *,
+    tile_size: float | tuple[float, float] = 1.0,
+    origin: tuple[float, float] = (0.0, 0.0),
+    outside: str = "empty",
+) -> Grid:
+    """Load a picture as a :class:`~tilecast.Grid`, one cell per pixel.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, PIL image or ndarray
+        The picture. Pixel ``(x, y)`` (column ``x`` from the left, row ``y``
+        from the top) becomes cell ``(x, y)``: row 0 is the top row.
+    threshold : float, default 128
+        Where solid begins, in the image's own units (0..255 for 8-bit).
+    mode : {"dark", "light", "alpha"}, default "dark"
+        ``"dark"``: a pixel is solid when its gray value is below ``threshold``
+        (black walls on white, as in most occupancy pictures); ``"light"``:
+        when it is at least ``threshold``; ``"alpha"``: when its alpha is
+        greater than ``threshold`` (opaque pixels are walls; an image without
+        alpha is then fully solid). The colour's own alpha is ignored by the
+        other modes.
+    tile_size, origin, outside
+        Passed to :class:`~tilecast.Grid`.
+
+    Returns
+    -------
+    Grid
+
+    Raises
+    ------
+    MapLoadError
+        The file is missing, not an image, truncated or of an unusable shape.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tilecast.io import load_image
+    >>> pixels = np.array([[0, 255, 130], [127, 128, 255]], dtype=np.uint8)
+    >>> load_image(pixels).solid.astype(int)
+    array([[1, 0, 0],
+           [1, 0, 0]])
+    >>> load_image(pixels, mode="light", threshold=200).solid.astype(int)
+    array([[0, 1, 0],
+           [0, 0, 1]])
+    """
+    mode = as_choice("mode", mode, MODES)
+    threshold = as_finite_float("threshold", threshold)
+    pixels = read_pixels(source)
+    if mode == "alpha":
+        if pixels.ndim == 3 and pixels.shape[2] == 4:
+            solid = pixels[:, :, 3] > threshold
+        else:
+            solid = np.ones(pixels.shape[:2], dtype=np.bool_)
+    elif mode == "dark":
+        solid = gray_of(pixels) < threshold
+    else:
+        solid = gray_of(pixels) >= threshold
+    return Grid(solid, tile_size=tile_size, origin=origin, outside=outside)

@@ -1,0 +1,198 @@
+"""ROS occupancy-grid maps (``map_server`` / ``nav2_map_server`` YAML + PGM/PNG).
+
+The YAML names the ``image`` (relative to the YAML file), its ``resolution``
+(metres per pixel), the ``origin`` ``[x, y, yaw]`` of the *lower-left* pixel,
+``negate``, ``occupied_thresh`` and ``free_thresh`` and an optional ``mode``
+(``trinary``, ``scale`` or ``raw``), read as ``map_server`` reads them:
+
+- the pixel's value ``v`` is the mean of its colour channels (alpha ignored);
+- ``trinary``/``scale``: occupancy ``p = (255 - v) / 255`` (``v / 255`` when
+  ``negate`` is 1); ``p > occupied_thresh`` is occupied, ``p < free_thresh``
+  free, anything else unknown;
+- ``raw``: ``v`` (after ``negate``) is the occupancy in percent, anything
+  above 100 (255) unknown; ``v / 100`` is compared with the thresholds.
+
+**Frame.** ROS maps are metric and y-up, while image row 0 is the top. The
+loader flips the rows: grid row 0 is the *bottom* image row, ``tile_size`` is
+``(resolution, resolution)`` and ``origin`` is ``(x, y)`` from the YAML, so
+cell ``(i, j)`` covers ``[x + i*res, x + (i+1)*res) x [y + j*res, y + (j+1)*res)``
+in map metres, y up. Queries take poses in the map frame unchanged. A non-zero
+``yaw`` (a rotated map) is rejected with a clear error rather than silently
+ignored.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tilecast._validate import as_choice
+from tilecast.grid import Grid
+from tilecast.io._common import MapLoadError, read_text
+from tilecast.io.image import read_pixels
+
+__all__ = ["load_ros_map", "ros_occupancy"]
+
+UNKNOWN_POLICIES = ("solid", "free")
+ROS_MODES = ("trinary", "scale", "raw")
+
+
+def _yaml() -> Any:
+    try:
+        import yaml
+    except ImportError:
+        raise ImportError(
+            "loading ROS maps needs PyYAML: pip install PyYAML (or 'tilecast[yaml]')"
+        ) from None
+    return yaml
+
+
+def _number(meta: dict, key: str, path: Path, default: float | None = None) -> float:
+    value = meta.get(key, default)
+    if value is None:
+        raise MapLoadError(f"{path}: missing '{key}'")
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise MapLoadError(f"{path}: '{key}' must be a finite number, got {value!r}")
+    return float(value)
+
+
+def ros_occupancy(
+    pixels: np.ndarray,
+    *,
+    negate: bool = False,
+    occupied_thresh: float = 0.65,
+    free_thresh: float = 0.196,
+    mode: str = "trinary",
+) -> np.ndarray:
+    """Classify map pixels as map_server does: +1 occupied, 0 free, -1 unknown.
+
+    ``pixels`` is ``(H, W)`` or ``(H, W, C)`` with 8-bit values; the result is
+    an int8 array ``(H, W)`` in the image's own row order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ros_occupancy(np.array([[0, 205, 254]], dtype=np.uint8))
+    array([[ 1, -1,  0]], dtype=int8)
+    """
+    mode = as_choice("mode", mode, ROS_MODES)
+    values = pixels.astype(np.float64)
+    if values.ndim == 3:  # mean of the colour channels, alpha left out
+        channels = values.shape[2] - 1 if values.shape[2] in (2, 4) else values.shape[2]
+        values = values[:, :, :channels].mean(axis=2)
+    if negate:
+        values = 255.0 - values
+    if mode == "raw":
+        occupancy = values / 100.0
+        unknown = values > 100
+    else:
+        occupancy = (255.0 - values) / 255.0
+        unknown = np.zeros(values.shape, dtype=np.bool_)
+    result = np.full(values.shape, -1, dtype=np.int8)
+    result[(occupancy > occupied_thresh) & ~unknown] = 1
+    result[(occupancy < free_thresh) & ~unknown] = 0
+    return result
+
+
+def load_ros_map(
+    path: Any,
+    *,
+    unknown: str = "solid",
+    outside: str = "solid",
+) -> Grid:
+    r"""Load a ROS map (its YAML file) as a metric, y-up :class:`~tilecast.Grid`.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The map's YAML file; its ``image`` is found relative to it.
+    unknown : {"solid", "free"}, default "solid"
+        What unknown cells (neither occupied nor free) become. ``"solid"``
+        keeps simulated beams from passing through unexplored space.
+    outside : {"empty", "solid"}, default "solid"
+        Passed to :class:`~tilecast.Grid`; robotics maps want ``"solid"``.
+
+    Returns
+    -------
+    Grid
+        Rows flipped so that row 0 is the bottom of the image; ``tile_size``
+        ``(resolution, resolution)``; ``origin`` the YAML's ``(x, y)``.
+
+    Raises
+    ------
+    MapLoadError
+        Unreadable or malformed YAML, a missing key, a missing or unreadable
+        image, thresholds out of order, or a non-zero ``yaw``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from PIL import Image
+    >>> from tilecast.io import load_ros_map
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> Image.frombytes("L", (3, 2), bytes([0, 254, 254, 254, 254, 205])).save(folder / "m.pgm")
+    >>> _ = (folder / "m.yaml").write_text(
+    ...     "image: m.pgm\nresolution: 0.5\norigin: [-1.0, 2.0, 0.0]\n"
+    ...     "negate: 0\noccupied_thresh: 0.65\nfree_thresh: 0.196\n")
+    >>> grid = load_ros_map(folder / "m.yaml", unknown="free")
+    >>> grid.solid.astype(int)  # row 0 is the bottom image row
+    array([[0, 0, 0],
+           [1, 0, 0]])
+    >>> grid.tile_size, grid.origin
+    ((0.5, 0.5), (-1.0, 2.0))
+    >>> grid.cell_at((-0.75, 2.75))  # the black pixel: top-left in the image
+    (0, 1)
+    """
+    unknown = as_choice("unknown", unknown, UNKNOWN_POLICIES)
+    as_choice("outside", outside, ("empty", "solid"))
+    yaml = _yaml()
+    path = Path(path) if not isinstance(path, Path) else path
+    text = read_text(path)
+    try:
+        meta = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise MapLoadError(f"{path}: invalid YAML ({exc})") from None
+    if not isinstance(meta, dict):
+        raise MapLoadError(f"{path}: expected a YAML mapping with 'image', 'resolution', ...")
+    image = meta.get("image")
+    if not isinstance(image, str) or not image:
+        raise MapLoadError(f"{path}: missing 'image' (the map picture's file name)")
+    resolution = _number(meta, "resolution", path)
+    if resolution <= 0:
+        raise MapLoadError(f"{path}: 'resolution' must be positive, got {resolution!r}")
+    origin = meta.get("origin")
+    if not isinstance(origin, list | tuple) or len(origin) not in (2, 3):
+        raise MapLoadError(f"{path}: 'origin' must be [x, y, yaw], got {origin!r}")
+    ox, oy, *rest = (_number({"origin": v}, "origin", path) for v in origin)
+    yaw = rest[0] if rest else 0.0
+    if yaw != 0.0:
+        raise MapLoadError(
+            f"{path}: origin yaw {yaw!r} is not supported (only axis-aligned maps, yaw 0); "
+            "rotate the poses into the map frame instead"
+        )
+    occupied = _number(meta, "occupied_thresh", path, 0.65)
+    free = _number(meta, "free_thresh", path, 0.196)
+    if not 0.0 <= free <= occupied <= 1.0:
+        raise MapLoadError(
+            f"{path}: need 0 <= free_thresh <= occupied_thresh <= 1, got {free} and {occupied}"
+        )
+    negate = meta.get("negate", 0)
+    if negate not in (0, 1, True, False):
+        raise MapLoadError(f"{path}: 'negate' must be 0 or 1, got {negate!r}")
+    mode = meta.get("mode", "trinary")
+    if mode not in ROS_MODES:
+        raise MapLoadError(f"{path}: 'mode' must be one of {list(ROS_MODES)}, got {mode!r}")
+    image_path = path.parent / image
+    if not image_path.is_file():
+        raise MapLoadError(f"{path}: its image {image_path} does not exist")
+    pixels = read_pixels(image_path)
+    if pixels.dtype != np.uint8:
+        raise MapLoadError(f"{image_path}: expected an 8-bit image, got {pixels.dtype}")
+    cells = ros_occupancy(
+        pixels, negate=bool(negate), occupied_thresh=occupied, free_thresh=free, mode=mode
+    )
+    solid = (cells == 1) | ((cells == -1) & (unknown == "solid"))
+    return Grid(solid[::-1], tile_size=resolution, origin=(ox, oy), outside=outside)
