@@ -91,7 +91,7 @@ def naive_dda(occupied, queries, max_range, out):
     for k in prange(queries.shape[0]):
         x, y, theta = queries[k, 0], queries[k, 1], queries[k, 2]
         dx, dy = math.cos(theta), math.sin(theta)
-        i, j = int(math.floor(x)), int(math.floor(y))
+        i, j = int(math.floor(x)), int(math.floor(y))  # noqa: RUF046 (floats in Numba)
         sx = 1 if dx > 0 else -1
         sy = 1 if dy > 0 else -1
         tdx = abs(1.0 / dx) if dx != 0 else math.inf

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from oracle import raycast_all_oracle
 from strategies import GEOMETRIES, directions, grids, points
-
 from tilecast import Grid, Hits, raycast, raycast_many, scan, scan_many
 from tilecast.batch import CLEARANCE_CAP, clearance_map
 
