@@ -155,7 +155,7 @@ def test_clearance_map_is_the_largest_empty_square():
 
 def test_far_and_tiny_rays_fall_back_to_the_reference():
     grid = Grid([[0, 1], [0, 0]])
-    origins = [(-1e300, 0.5), (0.5, 1e-310), (0.25, 0.5), (-2.0**60, 0.5)]
+    origins = [(-1e300, 0.5), (0.5, 1e-310), (0.25, 0.5), (-(2.0**60), 0.5)]
     dirs = [(1.0, 0.0), (1.0, 0.0), (1e-320, 0.0), (1.0, 0.0)]
     hits = assert_same_as_raycast(grid, origins, dirs, np.inf)
     assert hits.cell[0].tolist() == [1, 0] and hits.distance[0] == 1e300

@@ -153,7 +153,6 @@ def settle_x(y_line, i0, u0, v0, du, dv, adu, adv, sx, sy):
     return i, line
 
 
-
 # ---------------------------------------------------- quadrant clearance map
 @njit(cache=True)
 def quadrant_index(sx, sy):
@@ -198,9 +197,7 @@ def clearance_window(solid, cap, q, j_lo, j_hi, i_lo, i_hi, accel):
             if jn < 0 or jn >= rows or i_n < 0 or i_n >= cols:
                 accel[q, j + 1, i + 1] = 0
                 continue
-            m = min(
-                accel[q, j + 1, i_n + 1], accel[q, jn + 1, i + 1], accel[q, jn + 1, i_n + 1]
-            )
+            m = min(accel[q, j + 1, i_n + 1], accel[q, jn + 1, i + 1], accel[q, jn + 1, i_n + 1])
             accel[q, j + 1, i + 1] = 0 if m < 0 else min(m + 1, cap)
 
 
