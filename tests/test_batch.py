@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from oracle import raycast_all_oracle
 from strategies import GEOMETRIES, directions, grids, points
 from tilecast import Grid, Hits, raycast, raycast_many, scan, scan_many
-from tilecast.batch import CLEARANCE_CAP, clearance_map
+from tilecast.batch import CLEARANCE_CAP, beam_directions, clearance_map
 
 GAPS = ["block_if_both", "block_if_either", "open"]
 
@@ -166,9 +166,9 @@ def test_scan_and_scan_many():
     grid = Grid(np.zeros((10, 10), bool), outside="solid")
     angles = np.linspace(-np.pi, np.pi, 9)
     ranges = scan(grid, (5.0, 5.0, 0.3), angles, 100.0)
-    for a, r in zip(angles, ranges, strict=True):
-        d = (math.cos(0.3 + a), math.sin(0.3 + a))
-        assert r == raycast(grid, (5.0, 5.0), d).distance
+    directions = beam_directions([(5.0, 5.0, 0.3)], angles)
+    for d, r in zip(directions, ranges, strict=True):
+        assert r == raycast(grid, (5.0, 5.0), tuple(d)).distance
     open_grid = Grid(np.zeros((10, 10), bool))
     assert scan(open_grid, (5.0, 5.0, 0.0), [0.0], 3.0).tolist() == [3.0]
     poses = np.array([(5.0, 5.0, 0.3), (2.5, 7.5, -1.0)])
@@ -204,3 +204,31 @@ def test_scan_and_scan_many():
 def test_bad_input_names_the_argument(call, error, match):
     with pytest.raises(error, match=match):
         call(Grid([[0, 1]]))
+
+
+def test_scan_many_equals_raycast_along_beam_directions_on_many_poses():
+    rng = np.random.default_rng(21)
+    grid = Grid(rng.random((120, 150)) < 0.05, tile_size=(0.5, 0.25), origin=(-3.0, 1.0))
+    poses = np.column_stack(
+        [rng.uniform(-4, 75, 5000), rng.uniform(0, 32, 5000), rng.uniform(-7, 7, 5000)]
+    )  # enough poses to be cast in sorted order
+    angles = np.array([0.0, 1.0])
+    ranges = scan_many(grid, poses, angles, 30.0)
+    directions = beam_directions(poses, angles)
+    for k in rng.choice(len(directions), 600, replace=False):
+        hit = raycast(grid, tuple(poses[k // 2, :2]), tuple(directions[k]), 30.0)
+        assert ranges[k // 2, k % 2] == (30.0 if hit is None else hit.distance)
+
+
+def test_beam_directions_are_within_two_ulps_of_libm():
+    rng = np.random.default_rng(2)
+    theta = np.concatenate(
+        [rng.uniform(-10, 10, 20000), rng.uniform(-3e5, 3e5, 5000), np.arange(-64, 65) * np.pi / 4]
+    )
+    poses = np.column_stack([np.zeros_like(theta), np.zeros_like(theta), theta])
+    d = beam_directions(poses, [0.0, 1e6])  # the second beam takes the libm fallback
+    for got, exact in ((d[0::2, 0], np.cos(theta)), (d[0::2, 1], np.sin(theta))):
+        ulps = np.abs(got - exact) / np.spacing(np.abs(exact))
+        assert ulps[np.abs(exact) > 1e-3].max() <= 2
+        assert np.abs(got - exact).max() <= 4.5e-16
+    assert np.array_equal(d[1::2, 0], np.cos(theta + 1e6))
