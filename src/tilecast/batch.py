@@ -442,7 +442,7 @@ def scan_many(grid: Grid, poses: Any, angles: Any, max_range: float) -> np.ndarr
 
 
 def beam_directions(poses: Any, angles: Any) -> np.ndarray:
-    """Unit beam directions ``(cos(theta + a), sin(theta + a))`` used by the scans, (P * B, 2).
+    """Return the beam directions ``(cos(theta + a), sin(theta + a))`` of the scans, (P * B, 2).
 
     The scans compute sine and cosine with tilecast's own polynomial (within
     2 units in the last place of libm's, four times faster); cast these
