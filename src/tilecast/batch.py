@@ -28,10 +28,6 @@ CLEARANCE_CAP = 100
 # Jump only from cells whose clearance is at least this: a jump costs a few
 # exact comparisons, a plain step one.
 _JUMP_MIN = 2
-# Scans of at least this many poses are cast in the order of the blocks of
-# _SORT_BLOCK x _SORT_BLOCK cells the poses lie in (better cache use).
-_SORT_MIN_POSES = 4096
-_SORT_BLOCK = 16
 # Above this many changed cells, rebuild the clearance map from scratch.
 _REBUILD_FRACTION = 0.02
 
@@ -221,7 +217,7 @@ def _run(
         DIAGONAL_GAPS.index(gaps),
         ignore_start,
         _JUMP_MIN,
-        out,
+        *out,
         full,
     )
     # Rays whose tile-space numbers leave the range where the kernel's exact
@@ -379,9 +375,7 @@ def scan_many(grid: Grid, poses: Any, angles: Any, max_range: float) -> np.ndarr
     -----
     Each beam is an exact :func:`raycast` along
     :func:`tilecast.batch.beam_directions` (sine and cosine from tilecast's
-    own polynomial, within 2 ulps of libm's and much faster). Large batches
-    of poses are cast in the order of where they lie on the map, which keeps
-    the clearance map in cache; the result keeps the order of ``poses``.
+    own polynomial, within 2 ulps of libm's and much faster).
 
     Examples
     --------
@@ -391,7 +385,7 @@ def scan_many(grid: Grid, poses: Any, angles: Any, max_range: float) -> np.ndarr
     >>> scan_many(grid, [(1.5, 1.5, 0.0), (0.5, 0.5, np.pi)], [0.0], 10.0).tolist()
     [[2.5], [0.5]]
     """
-    from tilecast._kernels.raycast import cast_scan, cell_order
+    from tilecast._kernels.raycast import cast_scan
 
     grid = _check_grid(grid)
     pose_array = _as_poses(poses)
@@ -402,17 +396,7 @@ def scan_many(grid: Grid, poses: Any, angles: Any, max_range: float) -> np.ndarr
     if distance.size == 0:
         return distance.reshape(n_poses, n_beams)
     (w, h), (ox, oy) = grid.tile_size, grid.origin
-    rows, cols = grid.shape
-    visit = None
-    if n_poses >= _SORT_MIN_POSES:
-        # cast the poses in the order of where they lie (gathered into a
-        # sorted copy: reading them through the permutation would miss the
-        # cache on every pose), then put the ranges back in order
-        visit = cell_order(pose_array, ox, oy, w, h, rows, cols, _SORT_BLOCK)
-        pose_array = pose_array[visit]
-    empty2 = np.empty((0, 2))
     status = np.empty(distance.size, dtype=np.uint8)
-    out = (distance, empty2, empty2, np.empty((0, 2), np.int64), np.empty(0, np.uint8), status)
     cast_scan(
         clearance_map(grid),
         grid.outside == "solid",
@@ -424,7 +408,8 @@ def scan_many(grid: Grid, poses: Any, angles: Any, max_range: float) -> np.ndarr
         angle_array,
         max_range,
         _JUMP_MIN,
-        out,
+        distance,
+        status,
     )
     unsafe = np.flatnonzero(status != 0)
     if len(unsafe):
@@ -435,10 +420,7 @@ def scan_many(grid: Grid, poses: Any, angles: Any, max_range: float) -> np.ndarr
             hit = raycast(grid, (pose[0], pose[1]), tuple(direction), max_range)
             distance[k] = math.inf if hit is None else hit.distance
     # a miss is +inf; every hit lies within max_range
-    ranges = np.minimum(distance, max_range, out=distance).reshape(n_poses, n_beams)
-    if visit is not None:
-        ranges[visit] = ranges.copy()
-    return ranges
+    return np.minimum(distance, max_range, out=distance).reshape(n_poses, n_beams)
 
 
 def beam_directions(poses: Any, angles: Any) -> np.ndarray:

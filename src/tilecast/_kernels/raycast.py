@@ -33,9 +33,9 @@ _SAFE_SMALL = 2.0**-300
 _SAFE_LARGE = 2.0**50
 _SAFE_DIRECTION = 2.0**300
 _LIMIT_CAP = 2.0**52
-# Error bound of a jump's landing estimate v0 + (X - u0) * (dv / du), relative
-# to |estimate| + |v0| (about 4 units in the last place; 2e-15 is 9), plus a
-# tiny absolute term for estimates near zero.
+# Error bound of a jump's landing estimate v0 + (X - u0) * slope, relative to
+# |estimate| + |v0| (about 5 units in the last place with the slope rounded
+# twice; 2e-15 is 9), plus a tiny absolute term for estimates near zero.
 _ESTIMATE_ERROR = 2e-15
 NO_LIMIT = np.int64(2**62)
 
@@ -243,6 +243,12 @@ def _line_limit(u0, du, norm, max_distance, s):
     if not abs(estimate) < _LIMIT_CAP:
         return NO_LIMIT
     line = np.int64(math.floor(estimate)) if s > 0 else np.int64(math.ceil(estimate))
+    # Far from a grid line, the estimate decides: the float formula is within
+    # a few ulps of the exact distance, so it cannot put `line` (or the next
+    # one) on the other side of max_distance. Near a line, check exactly.
+    margin = 1e-12 * (abs(u0) + abs(estimate) + 1.0)
+    if abs(estimate - line) > margin and abs(estimate - (line + s)) > margin:
+        return line
     while ((line + s - u0) / du) * norm <= max_distance:
         line += s
     while ((line - u0) / du) * norm > max_distance:
@@ -252,48 +258,43 @@ def _line_limit(u0, du, norm, max_distance, s):
 
 # --------------------------------------------------------------- the ray cast
 @njit(cache=True, inline="always")
-def _report(out, k, full, distance, px, py, normal_x, normal_y, ci, cj, inside):
-    """Write ray k's hit: distance always, the rest when `full` (not for scans)."""
-    dist, point, normal, cell, inside_flags, _ = out
-    dist[k] = distance
-    if full:
-        point[k, 0] = px
-        point[k, 1] = py
-        normal[k, 0] = normal_x
-        normal[k, 1] = normal_y
-        cell[k, 0] = ci
-        cell[k, 1] = cj
-        inside_flags[k] = inside
+def _miss(status):
+    """cast_one's result for a miss (or a ray left to the reference)."""
+    return status, np.inf, np.nan, np.nan, 0.0, 0.0, np.int64(-1), np.int64(-1), np.int64(0)
 
 
 @njit(cache=True)
 def cast_one(flat, rows, cols, outside_solid, ox, oy, w, h, x0, y0, dx, dy,
-             max_distance, gaps, ignore_start, jump_min, out, full, k):  # fmt: skip
-    """Cast ray k on the flattened padded clearance map.
+             max_distance, gaps, ignore_start, jump_min):  # fmt: skip
+    """Cast one ray on the flattened padded clearance map.
 
-    out = (distance (N,), point (N, 2), normal (N, 2), cell (N, 2), inside (N,),
-    status (N,)); without `full` only distance and status are written (the
-    others may be empty). A miss leaves distance inf (and point NaN, normal
-    0, cell -1). gaps: 0 block_if_both, 1 block_if_either, 2 open.
+    Returns (status, distance, px, py, normal_x, normal_y, ci, cj, inside);
+    a miss has distance inf, point NaN, normal 0, cell -1. Scalars only in
+    and out (but the map): array arguments would be reference-counted on
+    every call. gaps: 0 block_if_both, 1 block_if_either, 2 open.
     """
-    status = out[5]
-    status[k] = DONE
-    out[0][k] = np.inf
-    if full:
-        out[1][k, 0] = np.nan
-        out[1][k, 1] = np.nan
-        out[2][k, 0] = 0.0
-        out[2][k, 1] = 0.0
-        out[3][k, 0] = -1
-        out[3][k, 1] = -1
-        out[4][k] = 0
-    _, exponent = math.frexp(max(abs(dx), abs(dy)))
-    dx = math.ldexp(dx, 1 - exponent)
-    dy = math.ldexp(dy, 1 - exponent)
-    u0 = (x0 - ox) / w
-    v0 = (y0 - oy) / h
-    du = dx / w
-    dv = dy / h
+    # scale the direction by a power of two so its larger component is in
+    # [1, 2) (exact; as the reference does with frexp/ldexp, which are slow)
+    largest = max(abs(dx), abs(dy))
+    if 0.5 <= largest < 1.0:
+        dx *= 2.0
+        dy *= 2.0
+    elif not 1.0 <= largest < 2.0:
+        _, exponent = math.frexp(largest)
+        dx = math.ldexp(dx, 1 - exponent)
+        dy = math.ldexp(dy, 1 - exponent)
+    if w == 1.0:  # x / 1.0 == x exactly: skip the divisions
+        u0 = x0 - ox
+        du = dx
+    else:
+        u0 = (x0 - ox) / w
+        du = dx / w
+    if h == 1.0:
+        v0 = y0 - oy
+        dv = dy
+    else:
+        v0 = (y0 - oy) / h
+        dv = dy / h
     adu = abs(du)
     adv = abs(dv)
     if not (
@@ -302,8 +303,7 @@ def cast_one(flat, rows, cols, outside_solid, ox, oy, w, h, x0, y0, dx, dy,
         and (du == 0.0 or _SAFE_SMALL <= adu <= _SAFE_DIRECTION)
         and (dv == 0.0 or _SAFE_SMALL <= adv <= _SAFE_DIRECTION)
     ):
-        status[k] = UNSAFE
-        return
+        return _miss(UNSAFE)
     norm = math.sqrt(dx * dx + dy * dy)  # not hypot: libm and CPython differ by an ulp
     sx = np.int64(1) if du > 0.0 else (np.int64(-1) if du < 0.0 else np.int64(0))
     sy = np.int64(1) if dv > 0.0 else (np.int64(-1) if dv < 0.0 else np.int64(0))
@@ -322,14 +322,12 @@ def cast_one(flat, rows, cols, outside_solid, ox, oy, w, h, x0, y0, dx, dy,
         value = np.int64(flat[plane + (j + 1) * row_step + (i + 1)])
     elif outside_solid:
         if ignore_start:  # rare: walking on beyond a solid outside; use the reference
-            status[k] = UNSAFE
-            return
+            return _miss(UNSAFE)
         value = np.int64(SOLID)
     else:
         value = np.int64(OFF_EMPTY)
     if value == SOLID and not ignore_start:
-        _report(out, k, full, 0.0, x0, y0, 0.0, 0.0, i, j, 1)
-        return
+        return DONE, 0.0, x0, y0, 0.0, 0.0, i, j, np.int64(1)
     if value == OFF_EMPTY:
         if (
             (i < 0 and sx <= 0)
@@ -337,7 +335,7 @@ def cast_one(flat, rows, cols, outside_solid, ox, oy, w, h, x0, y0, dx, dy,
             or (j < 0 and sy <= 0)
             or (j >= rows and sy >= 0)
         ):
-            return
+            return _miss(DONE)
         # jump to just before the ray enters the map box, or miss it
         has_x = i < 0 or i >= cols
         has_y = j < 0 or j >= rows
@@ -346,9 +344,9 @@ def cast_one(flat, rows, cols, outside_solid, ox, oy, w, h, x0, y0, dx, dy,
         x_exit = cols if sx > 0 else 0
         y_exit = rows if sy > 0 else 0
         if has_y and sx != 0 and order(x_exit, y_line, u0, v0, adu, adv, sx, sy) < 0:
-            return
+            return _miss(DONE)
         if has_x and sy != 0 and order(x_line, y_exit, u0, v0, adu, adv, sx, sy) > 0:
-            return
+            return _miss(DONE)
         seek_x = has_x
         if has_x and has_y:
             seek_x = (x_line - u0) / du >= (y_line - v0) / dv
@@ -363,15 +361,16 @@ def cast_one(flat, rows, cols, outside_solid, ox, oy, w, h, x0, y0, dx, dy,
             if sx != 0:
                 i, nx = settle_x(y_line, i0, u0, v0, du, dv, adu, adv, sx, sy)
         if not (-1 <= i <= cols and -1 <= j <= rows):  # never expected; stay safe
-            status[k] = UNSAFE
-            return
+            return _miss(UNSAFE)
 
     x_limit = _line_limit(u0, du, norm, max_distance, sx)
     y_limit = _line_limit(v0, dv, norm, max_distance, sy)
     fx = sx * adv
     fy = sy * adu
+    # landing estimates only need to be close (their error bound covers two
+    # roundings), so one division serves both slopes
     slope_vu = dv / du if du != 0.0 else 0.0
-    slope_uv = du / dv if dv != 0.0 else 0.0
+    slope_uv = 1.0 / slope_vu if slope_vu != 0.0 else 0.0
     x_step = sx
     y_step = sy * row_step
     idx = plane + (j + 1) * row_step + (i + 1)
@@ -425,7 +424,7 @@ def cast_one(flat, rows, cols, outside_solid, ox, oy, w, h, x0, y0, dx, dy,
             take_x = event < 0
             over = (nx - x_limit) * sx > 0 if take_x else (ny - y_limit) * sy > 0
             if over and (x_limit if take_x else y_limit) != NO_LIMIT:
-                return
+                return _miss(DONE)
             i += sx if take_x else 0
             j += 0 if take_x else sy
             idx += x_step if take_x else y_step
@@ -433,18 +432,16 @@ def cast_one(flat, rows, cols, outside_solid, ox, oy, w, h, x0, y0, dx, dy,
             if value == SOLID:
                 if take_x:
                     t = (nx - u0) / du
-                    _report(out, k, full, t * norm, ox + nx * w, y0 + t * dy,
-                            float(-sx), 0.0, i, j, 0)  # fmt: skip
+                    px = ox + nx * w
+                    return DONE, t * norm, px, y0 + t * dy, float(-sx), 0.0, i, j, np.int64(0)
                 else:
                     t = (ny - v0) / dv
-                    _report(out, k, full, t * norm, x0 + t * dx, oy + ny * h,
-                            0.0, float(-sy), i, j, 0)  # fmt: skip
-                return
+                return DONE, t * norm, x0 + t * dx, oy + ny * h, 0.0, float(-sy), i, j, np.int64(0)
             nx += sx if take_x else 0
             ny += 0 if take_x else sy
         else:
             if (nx - x_limit) * sx > 0 and x_limit != NO_LIMIT:
-                return
+                return _miss(DONE)
             a_solid = flat[idx + x_step] == SOLID
             b_solid = flat[idx + y_step] == SOLID
             stop_i = i + sx
@@ -467,9 +464,8 @@ def cast_one(flat, rows, cols, outside_solid, ox, oy, w, h, x0, y0, dx, dy,
                 stop_j = j
             if stopped:
                 t = (nx - u0) / du
-                _report(out, k, full, t * norm, ox + nx * w, oy + ny * h,
-                        -sx * CORNER_NORMAL, -sy * CORNER_NORMAL, stop_i, stop_j, 0)  # fmt: skip
-                return
+                return (DONE, t * norm, ox + nx * w, oy + ny * h, -sx * CORNER_NORMAL,
+                        -sy * CORNER_NORMAL, stop_i, stop_j, np.int64(0))  # fmt: skip
             nx += sx
             ny += sy
         if value == OFF_EMPTY and (
@@ -478,21 +474,24 @@ def cast_one(flat, rows, cols, outside_solid, ox, oy, w, h, x0, y0, dx, dy,
             or (j < 0 and sy <= 0)
             or (j >= rows and sy >= 0)
         ):
-            return
+            return _miss(DONE)
 
 
 @njit(cache=True, parallel=True)
 def cast_many(accel, outside_solid, ox, oy, w, h, origins, directions, origin_stride,
-              max_distances, gaps, ignore_start, jump_min, out, full):  # fmt: skip
+              max_distances, gaps, ignore_start, jump_min, distance, point, normal, cell,
+              inside, status, full):  # fmt: skip
     """Cast every ray; ray k starts at origins[k // origin_stride].
 
     One direction or one max distance broadcasts over all rays. Results go
-    to `out` (see cast_one).
+    to distance (N,), point (N, 2), normal (N, 2), cell (N, 2), inside (N,)
+    and status (N,); without `full` only distance and status are written
+    (the others may be empty).
     """
     rows = accel.shape[1] - 2
     cols = accel.shape[2] - 2
     flat = accel.reshape(-1)
-    n = out[0].shape[0]
+    n = distance.shape[0]
     # 0 or 1: index multipliers (mixing a literal 0 and the loop index in a
     # conditional would type the index as float)
     direction_step = np.int64(directions.shape[0] != 1)
@@ -501,9 +500,40 @@ def cast_many(accel, outside_solid, ox, oy, w, h, origins, directions, origin_st
         o = k // origin_stride
         m = k * distance_step
         d = k * direction_step
-        cast_one(flat, rows, cols, outside_solid, ox, oy, w, h, origins[o, 0], origins[o, 1],
-                 directions[d, 0], directions[d, 1], max_distances[m], gaps, ignore_start,
-                 jump_min, out, full, k)  # fmt: skip
+        result = cast_one(flat, rows, cols, outside_solid, ox, oy, w, h, origins[o, 0],
+                          origins[o, 1], directions[d, 0], directions[d, 1], max_distances[m],
+                          gaps, ignore_start, jump_min)  # fmt: skip
+        status[k] = result[0]
+        distance[k] = result[1]
+        if full:
+            point[k, 0] = result[2]
+            point[k, 1] = result[3]
+            normal[k, 0] = result[4]
+            normal[k, 1] = result[5]
+            cell[k, 0] = result[6]
+            cell[k, 1] = result[7]
+            inside[k] = result[8]
+
+
+@njit(cache=True, parallel=True)
+def cast_scan(accel, outside_solid, ox, oy, w, h, poses, angles, max_range, jump_min, distance,
+              status):  # fmt: skip
+    """Lidar scans: ray k is beam k % B of pose k // B, direction sincos(theta + angle)."""
+    rows = accel.shape[1] - 2
+    cols = accel.shape[2] - 2
+    flat = accel.reshape(-1)
+    n_poses = poses.shape[0]
+    n_beams = angles.shape[0]
+    for p in prange(n_poses):
+        x0 = poses[p, 0]
+        y0 = poses[p, 1]
+        theta = poses[p, 2]
+        for b in range(n_beams):
+            s, c = sincos(theta + angles[b])
+            result = cast_one(flat, rows, cols, outside_solid, ox, oy, w, h, x0, y0, c, s,
+                              max_range, 0, False, jump_min)  # fmt: skip
+            status[p * n_beams + b] = result[0]
+            distance[p * n_beams + b] = result[1]
 
 
 # ------------------------------------------------------------ beam directions
@@ -568,55 +598,4 @@ def scan_directions(poses, angles):
             s, c = sincos(poses[q, 2] + angles[a])
             out[q * b + a, 0] = c
             out[q * b + a, 1] = s
-    return out
-
-
-@njit(cache=True, parallel=True)
-def cast_scan(accel, outside_solid, ox, oy, w, h, poses, angles, max_range, jump_min, out):
-    """Lidar scans: ray k is beam k % B of pose k // B, direction sincos(theta + angle)."""
-    rows = accel.shape[1] - 2
-    cols = accel.shape[2] - 2
-    flat = accel.reshape(-1)
-    n_poses = poses.shape[0]
-    n_beams = angles.shape[0]
-    for p in prange(n_poses):
-        x0 = poses[p, 0]
-        y0 = poses[p, 1]
-        theta = poses[p, 2]
-        for b in range(n_beams):
-            s, c = sincos(theta + angles[b])
-            cast_one(flat, rows, cols, outside_solid, ox, oy, w, h, x0, y0, c, s, max_range,
-                     0, False, jump_min, out, False, p * n_beams + b)  # fmt: skip
-
-
-@njit(cache=True)
-def cell_order(points, ox, oy, w, h, rows, cols, block):
-    """A permutation of the points grouping them by the block of cells they lie in.
-
-    A counting sort over blocks of `block` x `block` cells (points off the
-    map share one extra bucket): linear time. Rays cast in this order find
-    the clearance map's cache lines warm.
-    """
-    n = points.shape[0]
-    bx = (cols + block - 1) // block
-    by = (rows + block - 1) // block
-    buckets = bx * by + 1
-    key = np.empty(n, dtype=np.int64)
-    counts = np.zeros(buckets + 1, dtype=np.int64)
-    for k in range(n):
-        u = (points[k, 0] - ox) / w
-        v = (points[k, 1] - oy) / h
-        if 0.0 <= u < cols and 0.0 <= v < rows:
-            b = (int(v) // block) * bx + int(u) // block
-        else:
-            b = buckets - 1
-        key[k] = b
-        counts[b + 1] += 1
-    for b in range(buckets):
-        counts[b + 1] += counts[b]
-    out = np.empty(n, dtype=np.int64)
-    for k in range(n):
-        b = key[k]
-        out[counts[b]] = k
-        counts[b] += 1
     return out
