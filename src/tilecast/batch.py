@@ -1,9 +1,10 @@
 """Many rays at once: ``raycast_many``, ``scan`` and ``scan_many``.
 
-This module checks and shapes the input, keeps the grid's clearance map
-current, and hands the work to the compiled kernel in
-:mod:`tilecast._kernels.raycast`. Every ray gets exactly the answer
-:func:`tilecast.raycast` gives (same cell, same ``inside``, same float64
+This module checks and shapes the input, keeps the map's acceleration data
+current, and hands the work to the compiled kernels: :mod:`tilecast._kernels.raycast`
+on a ``Grid``, :mod:`tilecast._kernels.tilemap` (two levels: tiles, then
+pixels) on a ``TileMap``. Every ray gets exactly the answer
+:func:`tilecast.raycast` gives (same cell, pixel, ``inside``, same float64
 distance and point).
 """
 
@@ -18,8 +19,9 @@ import numpy as np
 from tilecast._validate import as_choice, as_finite_float, as_points_array, as_positive_float
 from tilecast.grid import Grid
 from tilecast.raycast import DIAGONAL_GAPS, Hit, _cast, _check_flag
+from tilecast.tiles import TileMap
 
-__all__ = ["CLEARANCE_CAP", "Hits", "raycast_many", "scan", "scan_many"]
+__all__ = ["CLEARANCE_CAP", "Hits", "raycast_many", "scan", "scan_many", "tile_info_map"]
 
 #: Largest clearance stored per cell (a ray jumps at most this far at once).
 #: A higher cap helps wide open maps but makes ``Grid.set_solid`` touch a
@@ -139,10 +141,59 @@ def clearance_map(grid: Grid) -> np.ndarray:
     return data.values
 
 
+class _TileInfo:
+    """A tile map's per-quadrant tile info map, kept current by ``TileMap.set_tile``."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, tilemap: TileMap) -> None:
+        rows, cols = tilemap.shape
+        self.values = np.empty((4, rows + 2, cols + 2), dtype=np.int8)
+        self.update(tilemap, np.empty((0, 2), dtype=np.int64))
+
+    def update(self, tilemap: TileMap, cells: np.ndarray) -> None:
+        # set_tile already redoes O(map) work; one compiled pass per quadrant
+        # is small beside it, so rebuild rather than patch windows.
+        from tilecast._kernels.tilemap import build_tile_info
+
+        build_tile_info(tilemap.cell_kinds, CLEARANCE_CAP, tilemap.outside == "solid", self.values)
+
+
+def tile_info_map(tilemap: TileMap) -> np.ndarray:
+    """Return a tile map's per-quadrant tile info map (built on first use, then kept current).
+
+    Shape ``(4, rows + 2, cols + 2)``, int8, padded with one ring of tiles for
+    what lies beyond the map (``-1`` when ``outside="solid"``, ``-2`` when
+    empty). Entry ``[q, j + 1, i + 1]`` is ``-1`` for a tile whose pixels are
+    all solid, ``-3`` for a tile with solid and clear pixels, and for a tile
+    without solid pixels the largest ``r`` (at most :data:`CLEARANCE_CAP`) such
+    that the square of tiles ``[i, i + sx*r] x [j, j + sy*r]`` has no solid
+    pixel and lies on the map, for the quadrant ``q = (sx < 0) + 2 * (sy < 0)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tilecast import TileMap, TileSet
+    >>> from tilecast.batch import tile_info_map
+    >>> tiles = TileSet([np.ones((2, 2), bool), [[1, 0], [0, 0]]])
+    >>> tmap = TileMap([[-1, -1, 0, 1]], tiles)
+    >>> tile_info_map(tmap)[0, 1].tolist()  # towards +x +y: one row, so no square beyond 0
+    [-2, 0, 0, -1, -3, -2]
+    >>> tmap.set_tile((2, 0), -1)
+    >>> tile_info_map(tmap)[0, 1, 1:5].tolist()
+    [0, 0, 0, -3]
+    """
+    data = tilemap._accel.get("tile_info")
+    if data is None:
+        data = _TileInfo(tilemap)
+        tilemap._accel["tile_info"] = data
+    return data.values
+
+
 # -------------------------------------------------------------- validation
-def _check_grid(grid: Any) -> Grid:
-    if not isinstance(grid, Grid):
-        raise TypeError(f"grid must be a tilecast.Grid, got {type(grid).__name__}")
+def _check_grid(grid: Any) -> Grid | TileMap:
+    if not isinstance(grid, Grid | TileMap):
+        raise TypeError(f"grid must be a tilecast.Grid or TileMap, got {type(grid).__name__}")
     return grid
 
 
@@ -174,7 +225,7 @@ def _as_directions(value: Any) -> np.ndarray:
 
 
 def _run(
-    grid: Grid,
+    grid: Grid | TileMap,
     origins: np.ndarray,
     origin_stride: int,
     directions: np.ndarray,
@@ -183,33 +234,61 @@ def _run(
     ignore_start: bool,
     n: int,
 ) -> tuple[np.ndarray, np.ndarray]:
-    from tilecast._kernels.raycast import UNSAFE, cast_many
+    # out_f rows: (distance, x, y, nx, ny); out_i rows: (status, hit, col,
+    # row, inside) and, on a TileMap, (px, py).
+    from tilecast._kernels.raycast import UNSAFE
 
+    tiled = isinstance(grid, TileMap)
     out_f = np.empty((n, 5))
-    out_i = np.empty((n, 5), dtype=np.int64)
+    out_i = np.empty((n, 7 if tiled else 5), dtype=np.int64)
     if n == 0:
         return out_f, out_i
-    (w, h), (ox, oy) = grid.tile_size, grid.origin
-    cast_many(
-        clearance_map(grid),
-        grid.outside == "solid",
-        ox,
-        oy,
-        w,
-        h,
-        origins,
-        directions,
-        origin_stride,
-        max_distances,
-        DIAGONAL_GAPS.index(gaps),
-        ignore_start,
-        _JUMP_MIN,
-        out_f,
-        out_i,
-    )
+    if tiled:
+        from tilecast._kernels.tilemap import cast_tilemap_many
+
+        (pw, ph), (ox, oy) = grid.pixel_size, grid.origin
+        cast_tilemap_many(
+            tile_info_map(grid),
+            grid.cell_variant,
+            grid.variant_masks,
+            grid.outside == "solid",
+            ox,
+            oy,
+            pw,
+            ph,
+            origins,
+            directions,
+            origin_stride,
+            max_distances,
+            DIAGONAL_GAPS.index(gaps),
+            ignore_start,
+            out_f,
+            out_i,
+        )
+    else:
+        from tilecast._kernels.raycast import cast_many
+
+        (w, h), (ox, oy) = grid.tile_size, grid.origin
+        cast_many(
+            clearance_map(grid),
+            grid.outside == "solid",
+            ox,
+            oy,
+            w,
+            h,
+            origins,
+            directions,
+            origin_stride,
+            max_distances,
+            DIAGONAL_GAPS.index(gaps),
+            ignore_start,
+            _JUMP_MIN,
+            out_f,
+            out_i,
+        )
     # Rays whose tile-space numbers leave the range where the kernel's exact
-    # arithmetic is proven (absurdly large or tiny coordinates) go through
-    # the reference walk instead.
+    # arithmetic is proven (absurdly large or tiny coordinates), and the rare
+    # cases a kernel leaves out, go through the reference walk instead.
     for k in np.flatnonzero(out_i[:, 0] == UNSAFE):
         o = origins[k // origin_stride]
         d = directions[0 if len(directions) == 1 else k]
@@ -227,10 +306,12 @@ def _run(
         )
         if hit is None:
             out_f[k] = (math.inf, math.nan, math.nan, 0.0, 0.0)
-            out_i[k, 1:] = (0, -1, -1, 0)
+            out_i[k, 1:] = (0, -1, -1, 0, -1, -1) if tiled else (0, -1, -1, 0)
         else:
             out_f[k] = (hit.distance, *hit.point, *hit.normal)
-            out_i[k, 1:] = (1, *hit.cell, int(hit.inside))
+            out_i[k, 1:5] = (1, *hit.cell, int(hit.inside))
+            if tiled:
+                out_i[k, 5:7] = hit.pixel
     return out_f, out_i
 
 
@@ -242,12 +323,13 @@ def _hits(out_f: np.ndarray, out_i: np.ndarray) -> Hits:
         normal=out_f[:, 3:5].copy(),
         cell=out_i[:, 2:4].copy(),
         inside=out_i[:, 4].astype(bool),
+        pixel=out_i[:, 5:7].copy() if out_i.shape[1] == 7 else None,
     )
 
 
 # --------------------------------------------------------------- public API
 def raycast_many(
-    grid: Grid,
+    grid: Grid | TileMap,
     origins: Any,
     directions: Any,
     max_distance: Any = math.inf,
@@ -262,8 +344,10 @@ def raycast_many(
 
     Parameters
     ----------
-    grid : Grid
-        The map.
+    grid : Grid or TileMap
+        The map. On a :class:`~tilecast.TileMap` rays stop on the first solid
+        *pixel* (as on :meth:`~tilecast.TileMap.to_pixel_grid`): ``cell`` is
+        the tile and ``Hits.pixel`` the pixel ``(px, py)`` inside it.
     origins : array_like, shape (N, 2), (1, 2) or (2,)
         Ray origins in world units; a single origin broadcasts.
     directions : array_like, shape (N, 2), (1, 2) or (2,)
@@ -278,12 +362,17 @@ def raycast_many(
     Returns
     -------
     Hits
-        Arrays ``hit``, ``distance``, ``point``, ``normal``, ``cell``, ``inside``.
+        Arrays ``hit``, ``distance``, ``point``, ``normal``, ``cell``, ``inside``;
+        on a ``TileMap`` also ``pixel`` (``-1`` on a miss).
 
     Notes
     -----
     The first call on a grid builds its clearance map (one pass over the map,
-    one byte per cell); ``grid.set_solid`` keeps it current. The first call
+    one byte per cell); ``grid.set_solid`` keeps it current. On a tile map the
+    same kind of map is built per tile (:func:`tile_info_map`): rays jump over
+    squares of tiles without solid pixels, stop at once in fully solid tiles
+    and walk pixels only inside mixed tiles; ``tilemap.set_tile`` keeps it
+    current. The first call
     in a new Python process loads the compiled kernel from Numba's cache (or
     compiles it once, a few seconds, after installation).
 
@@ -296,6 +385,15 @@ def raycast_many(
     >>> hits = raycast_many(grid, (1.5, 0.5), np.column_stack([np.cos(angles), np.sin(angles)]))
     >>> hits.hit.tolist(), hits.cell[1].tolist(), round(float(hits.distance[1]), 6)
     ([False, True, True], [1, 2], 1.5)
+
+    On a tile map, to the pixel:
+
+    >>> from tilecast import TileMap, TileSet
+    >>> slope = np.tril(np.ones((4, 4), dtype=bool))  # solid at and below the diagonal
+    >>> tmap = TileMap([[-1, 0, 0]], TileSet([slope]), flips=[[0, 0, 1]])
+    >>> hits = raycast_many(tmap, (0.5, 2.5), [(1.0, 0.0), (0.0, -1.0)])
+    >>> hits.cell.tolist(), hits.pixel.tolist(), hits.point[0].tolist()
+    ([[1, 0], [-1, -1]], [[0, 2], [-1, -1]], [4.0, 2.5])
     """
     grid = _check_grid(grid)
     origin_array = as_points_array("origins", origins)
@@ -341,13 +439,14 @@ def _as_poses(poses: Any) -> np.ndarray:
     return array
 
 
-def scan_many(grid: Grid, poses: Any, angles: Any, max_range: float) -> np.ndarray:
+def scan_many(grid: Grid | TileMap, poses: Any, angles: Any, max_range: float) -> np.ndarray:
     """Lidar-style ranges for many poses (particle filters), shape (P, B).
 
     Parameters
     ----------
-    grid : Grid
-        The map (robotics maps usually want ``outside="solid"``).
+    grid : Grid or TileMap
+        The map (robotics maps usually want ``outside="solid"``); on a
+        ``TileMap`` beams stop on the first solid pixel.
     poses : array_like, shape (P, 3)
         ``(x, y, theta)`` per pose, in world units and radians.
     angles : array_like, shape (B,)
@@ -386,7 +485,7 @@ def scan_many(grid: Grid, poses: Any, angles: Any, max_range: float) -> np.ndarr
     return ranges.reshape(n_poses, n_beams)
 
 
-def scan(grid: Grid, pose: Any, angles: Any, max_range: float) -> np.ndarray:
+def scan(grid: Grid | TileMap, pose: Any, angles: Any, max_range: float) -> np.ndarray:
     """Lidar-style ranges for one pose ``(x, y, theta)``; see :func:`scan_many`.
 
     Examples
