@@ -39,6 +39,8 @@ def random_tilemap(rng, rows, cols, tw, th, geometry, outside, empty_share=0.4, 
     masks[1] = True
     masks[2, :, : max(tw // 2, 1)] = True  # a half block
     masks[2, :, max(tw // 2, 1) :] = False
+    masks[3] = False  # mostly clear: rays jump through clear squares of pixels
+    masks[3, th - 1, tw - 1] = True
     ids = rng.integers(0, count, (rows, cols))
     ids[rng.random((rows, cols)) < empty_share] = -1
     if room:
@@ -324,6 +326,32 @@ def test_tile_info_map_and_set_tile_keep_it_current():
     big = random_tilemap(rng, 4, 130, 1, 1, (None, (0.0, 0.0)), "empty", empty_share=1.0)
     info = tile_info_map(big)
     assert info.max() == 3 and np.array_equal(info, brute_force_tile_info(big.cell_kinds, False))
+
+
+def test_pixel_clearance_is_the_largest_clear_square_in_the_tile():
+    from tilecast._kernels.tilemap import build_pixel_clearance
+
+    rng = np.random.default_rng(2)
+    for tw, th in [(7, 5), (1, 4), (8, 8)]:
+        masks = rng.random((5, th, tw)) < 0.15
+        out = np.empty((4, 5, th, tw), dtype=np.int8)
+        build_pixel_clearance(masks, 3, out)
+        for q, (sx, sy) in enumerate([(1, 1), (-1, 1), (1, -1), (-1, -1)]):
+            for v in range(5):
+                for py in range(th):
+                    for px in range(tw):
+                        r = -1
+                        while not masks[v, py, px] and r < 3:
+                            x1, y1 = px + sx * (r + 1), py + sy * (r + 1)
+                            if not (0 <= x1 < tw and 0 <= y1 < th):
+                                break
+                            square = masks[
+                                v, min(py, y1) : max(py, y1) + 1, min(px, x1) : max(px, x1) + 1
+                            ]
+                            if square.any():
+                                break
+                            r += 1
+                        assert out[q, v, py, px] == r, (tw, th, q, v, px, py)
 
 
 # ------------------------------------------------------------ bad input

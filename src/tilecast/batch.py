@@ -142,9 +142,9 @@ def clearance_map(grid: Grid) -> np.ndarray:
 
 
 class _TileInfo:
-    """A tile map's per-quadrant tile info map, kept current by ``TileMap.set_tile``."""
+    """A tile map's tile info and pixel clearance maps, kept current by ``TileMap.set_tile``."""
 
-    __slots__ = ("values",)
+    __slots__ = ("pixels", "values")
 
     def __init__(self, tilemap: TileMap) -> None:
         rows, cols = tilemap.shape
@@ -152,11 +152,14 @@ class _TileInfo:
         self.update(tilemap, np.empty((0, 2), dtype=np.int64))
 
     def update(self, tilemap: TileMap, cells: np.ndarray) -> None:
-        # set_tile already redoes O(map) work; one compiled pass per quadrant
-        # is small beside it, so rebuild rather than patch windows.
-        from tilecast._kernels.tilemap import build_tile_info
+        # set_tile already redoes O(map) work (and may renumber the variants);
+        # a compiled pass per quadrant is small beside it, so rebuild.
+        from tilecast._kernels.tilemap import build_pixel_clearance, build_tile_info
 
         build_tile_info(tilemap.cell_kinds, CLEARANCE_CAP, tilemap.outside == "solid", self.values)
+        masks = tilemap.variant_masks
+        self.pixels = np.empty((4, *masks.shape), dtype=np.int8)
+        build_pixel_clearance(masks, CLEARANCE_CAP, self.pixels)
 
 
 def tile_info_map(tilemap: TileMap) -> np.ndarray:
@@ -183,11 +186,15 @@ def tile_info_map(tilemap: TileMap) -> np.ndarray:
     >>> tile_info_map(tmap)[0, 1, 1:5].tolist()
     [0, 0, 0, -3]
     """
+    return _tile_info(tilemap).values
+
+
+def _tile_info(tilemap: TileMap) -> _TileInfo:
     data = tilemap._accel.get("tile_info")
     if data is None:
         data = _TileInfo(tilemap)
         tilemap._accel["tile_info"] = data
-    return data.values
+    return data
 
 
 # -------------------------------------------------------------- validation
@@ -247,10 +254,11 @@ def _run(
         from tilecast._kernels.tilemap import cast_tilemap_many
 
         (pw, ph), (ox, oy) = grid.pixel_size, grid.origin
+        info = _tile_info(grid)
         cast_tilemap_many(
-            tile_info_map(grid),
+            info.values,
             grid.cell_variant,
-            grid.variant_masks,
+            info.pixels,
             grid.outside == "solid",
             ox,
             oy,

@@ -17,7 +17,13 @@ answer equals the pixel grid's. Two levels keep it fast:
   settle on the other axis): no pixel inside can stop it, and every pixel
   lattice point strictly inside has four empty neighbours. Entering any
   pixel of a full tile is a hit at once; only mixed tiles are walked pixel by
-  pixel, reading ``variant_masks[cell_variant[J, I], py, px]``.
+  pixel.
+- Inside a mixed tile the walk reads a per-variant pixel clearance, int8
+  ``(4, V, th, tw)`` (:func:`build_pixel_clearance`): -1 for a solid pixel of
+  ``variant_masks[cell_variant[J, I]]``, else the largest clear square of
+  pixels towards the quadrant that stays inside the tile; from a pixel with
+  clearance of at least :data:`PIXEL_JUMP_MIN` the ray jumps out of that
+  square in the same exact way.
 
 Every decision is exact (the predicates of :mod:`tilecast._kernels.raycast`,
 exact inside a safe range of tile-space numbers; rays outside it, and a ray
@@ -58,14 +64,18 @@ __all__ = [
     "OFF_EMPTY",
     "SOLID",
     "UNSAFE",
+    "build_pixel_clearance",
     "build_tile_info",
     "cast_tilemap_many",
     "cast_tilemap_one",
 ]
 
 FULL_TILE = SOLID  # tile info: every pixel solid (-1)
-MIXED_TILE = -3  # tile info: read the mask
-EMPTY_PIXEL = -3  # walk value: a clear pixel of a mixed tile (never jumped from)
+MIXED_TILE = -3  # tile info: read the pixel clearance of the tile's variant
+EMPTY_PIXEL = -3  # walk value EMPTY_PIXEL - r: a clear pixel of a mixed tile, clearance r
+# Jump inside a mixed tile only from pixels whose clearance is at least this
+# (a jump costs a few exact comparisons, a plain step one).
+PIXEL_JUMP_MIN = 2
 
 
 # ------------------------------------------------------------- tile info map
@@ -108,32 +118,62 @@ def build_tile_info(cell_kinds, cap, outside_solid, info):
                 info[q, j + 1, i + 1] = 0 if m < 0 else min(m + 1, cap)
 
 
+@njit(cache=True)
+def build_pixel_clearance(variant_masks, cap, out):
+    """Fill ``out`` (4, V, th, tw): the per-quadrant clearance of each pixel inside its tile.
+
+    For a clear pixel, the largest ``r`` (capped) such that the square of
+    pixels ``[px, px + sx*r] x [py, py + sy*r]`` is clear and inside the
+    tile; -1 for a solid pixel.
+    """
+    n_variants, th, tw = variant_masks.shape
+    for q in range(4):
+        sx = -1 if q & 1 else 1
+        sy = -1 if q & 2 else 1
+        y_start, y_stop = (th - 1, -1) if sy > 0 else (0, th)
+        x_start, x_stop = (tw - 1, -1) if sx > 0 else (0, tw)
+        for v in range(n_variants):
+            for py in range(y_start, y_stop, -sy):
+                for px in range(x_start, x_stop, -sx):
+                    if variant_masks[v, py, px]:
+                        out[q, v, py, px] = -1
+                        continue
+                    yn = py + sy
+                    xn = px + sx
+                    if yn < 0 or yn >= th or xn < 0 or xn >= tw:
+                        out[q, v, py, px] = 0
+                        continue
+                    m = min(out[q, v, py, xn], out[q, v, yn, px], out[q, v, yn, xn])
+                    out[q, v, py, px] = 0 if m < 0 else min(m + 1, cap)
+
+
 @njit(cache=True, inline="always")
-def _value(info, q, variants, masks, big_i, big_j, px, py):
+def _value(info, q, variants, pixels, big_i, big_j, px, py):
     """Walk value of pixel (px, py) of tile (big_i, big_j), which must lie in the padded map.
 
     >= 0: a tile without solid pixels (its clearance); SOLID; OFF_EMPTY;
-    EMPTY_PIXEL: a clear pixel of a mixed tile.
+    EMPTY_PIXEL - r: a clear pixel of a mixed tile with clearance r in its tile.
     """
     v = np.int64(info[q, big_j + 1, big_i + 1])
     if v == MIXED_TILE:
-        if masks[variants[big_j, big_i], py, px]:
+        r = np.int64(pixels[q, variants[big_j, big_i], py, px])
+        if r < 0:
             return np.int64(SOLID)
-        return np.int64(EMPTY_PIXEL)
+        return EMPTY_PIXEL - r
     return v
 
 
 @njit(cache=True, inline="always")
-def _pixel_value(info, q, variants, masks, tw, th, p, r):
+def _pixel_value(info, q, variants, pixels, tw, th, p, r):
     """Walk value of pixel (p, r) of the expanded pixel grid (inside the padded map)."""
     big_i = p // tw
     big_j = r // th
-    return _value(info, q, variants, masks, big_i, big_j, p - big_i * tw, r - big_j * th)
+    return _value(info, q, variants, pixels, big_i, big_j, p - big_i * tw, r - big_j * th)
 
 
 # --------------------------------------------------------------- the ray cast
 @njit(cache=True)
-def cast_tilemap_one(info, variants, masks, outside_solid, ox, oy, pw, ph, x0, y0, dx, dy,
+def cast_tilemap_one(info, variants, pixels, outside_solid, ox, oy, pw, ph, x0, y0, dx, dy,
                      max_distance, gaps, ignore_start, out_f, out_i, k):  # fmt: skip
     """Cast ray k on the tile map; results in out_f[k], out_i[k].
 
@@ -154,8 +194,8 @@ def cast_tilemap_one(info, variants, masks, outside_solid, ox, oy, pw, ph, x0, y
     out_f[k, 2] = np.nan
     out_f[k, 3] = 0.0
     out_f[k, 4] = 0.0
-    th = np.int64(masks.shape[1])
-    tw = np.int64(masks.shape[2])
+    th = np.int64(pixels.shape[2])
+    tw = np.int64(pixels.shape[3])
     rows = np.int64(info.shape[1] - 2)
     cols = np.int64(info.shape[2] - 2)
     pcols = cols * tw
@@ -189,7 +229,7 @@ def cast_tilemap_one(info, variants, masks, outside_solid, ox, oy, pw, ph, x0, y
     ny = j + 1 if sy > 0 else j
 
     if 0 <= i < pcols and 0 <= j < prows:
-        value = _pixel_value(info, q, variants, masks, tw, th, i, j)
+        value = _pixel_value(info, q, variants, pixels, tw, th, i, j)
     elif outside_solid:
         if ignore_start:  # rare: walking on beyond a solid outside; use the reference
             out_i[k, 0] = UNSAFE
@@ -277,6 +317,23 @@ def cast_tilemap_one(info, variants, masks, outside_solid, ox, oy, pw, ph, x0, y
             px = i - big_i * tw
             big_j = j // th
             py = j - big_j * th
+        elif value <= EMPTY_PIXEL - PIXEL_JUMP_MIN:
+            # a clear pixel of a mixed tile: leave its clear square of pixels at once
+            r = EMPTY_PIXEL - value
+            x_exit = i + r + 1 if sx >= 0 else i - r
+            y_exit = j + r + 1 if sy >= 0 else j - r
+            if sy == 0 or (sx != 0 and order(x_exit, y_exit, u0, v0, adu, adv, sx, sy) <= 0):
+                i = x_exit - 1 if sx > 0 else x_exit
+                nx = x_exit
+                if sy != 0:
+                    j, ny = settle_y(x_exit, j0, u0, v0, du, dv, adu, adv, sx, sy)
+            else:
+                j = y_exit - 1 if sy > 0 else y_exit
+                ny = y_exit
+                if sx != 0:
+                    i, nx = settle_x(y_exit, i0, u0, v0, du, dv, adu, adv, sx, sy)
+            px = i - big_i * tw
+            py = j - big_j * th
         if sx == 0:
             event = 1
         elif sy == 0:
@@ -306,7 +363,7 @@ def cast_tilemap_one(info, variants, masks, outside_solid, ox, oy, pw, ph, x0, y
             elif px < 0:
                 px = tw - 1
                 big_i -= 1
-            value = _value(info, q, variants, masks, big_i, big_j, px, py)
+            value = _value(info, q, variants, pixels, big_i, big_j, px, py)
             if value == SOLID:
                 t = (nx - u0) / du
                 out_i[k, 1] = 1
@@ -329,7 +386,7 @@ def cast_tilemap_one(info, variants, masks, outside_solid, ox, oy, pw, ph, x0, y
             elif py < 0:
                 py = th - 1
                 big_j -= 1
-            value = _value(info, q, variants, masks, big_i, big_j, px, py)
+            value = _value(info, q, variants, pixels, big_i, big_j, px, py)
             if value == SOLID:
                 t = (ny - v0) / dv
                 out_i[k, 1] = 1
@@ -344,8 +401,8 @@ def cast_tilemap_one(info, variants, masks, outside_solid, ox, oy, pw, ph, x0, y
                 return
             ny += sy
         else:
-            a_solid = _pixel_value(info, q, variants, masks, tw, th, i + sx, j) == SOLID
-            b_solid = _pixel_value(info, q, variants, masks, tw, th, i, j + sy) == SOLID
+            a_solid = _pixel_value(info, q, variants, pixels, tw, th, i + sx, j) == SOLID
+            b_solid = _pixel_value(info, q, variants, pixels, tw, th, i, j + sy) == SOLID
             stop_i = i + sx
             stop_j = j
             stopped = False
@@ -362,7 +419,7 @@ def cast_tilemap_one(info, variants, masks, outside_solid, ox, oy, pw, ph, x0, y
             px = i - big_i * tw
             big_j = j // th
             py = j - big_j * th
-            value = _value(info, q, variants, masks, big_i, big_j, px, py)
+            value = _value(info, q, variants, pixels, big_i, big_j, px, py)
             if not stopped and value == SOLID:
                 stopped = True
                 stop_i = i
@@ -394,7 +451,7 @@ def cast_tilemap_one(info, variants, masks, outside_solid, ox, oy, pw, ph, x0, y
 
 
 @njit(cache=True, parallel=True)
-def cast_tilemap_many(info, variants, masks, outside_solid, ox, oy, pw, ph, origins, directions,
+def cast_tilemap_many(info, variants, pixels, outside_solid, ox, oy, pw, ph, origins, directions,
                       origin_stride, max_distances, gaps, ignore_start, out_f, out_i):  # fmt: skip
     """Cast every ray on the tile map; ray k starts at origins[k // origin_stride].
 
@@ -407,6 +464,6 @@ def cast_tilemap_many(info, variants, masks, outside_solid, ox, oy, pw, ph, orig
         o = k // origin_stride
         m = k * distance_step
         d = k * direction_step
-        cast_tilemap_one(info, variants, masks, outside_solid, ox, oy, pw, ph, origins[o, 0],
+        cast_tilemap_one(info, variants, pixels, outside_solid, ox, oy, pw, ph, origins[o, 0],
                          origins[o, 1], directions[d, 0], directions[d, 1], max_distances[m],
                          gaps, ignore_start, out_f, out_i, k)  # fmt: skip
