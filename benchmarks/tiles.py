@@ -203,8 +203,11 @@ def bench_batch(empty: float, count: int, repeats: int) -> None:
             run()
             times[name].append(time.perf_counter() - start)
     memory = {
+        # tile arrays, the tile info map, and the pixel clearance (int8 per
+        # quadrant and pixel of each variant in use)
         "raycast_many(TileMap), two-level": sum(a.nbytes for a in _tile_arrays(tmap))
-        + tile_info_map(tmap).nbytes,
+        + tile_info_map(tmap).nbytes
+        + 4 * tmap.variant_masks.size,
         "raycast_many(to_pixel_grid())": pixels.solid.nbytes + clearance_map(pixels).nbytes,
     }
     base = statistics.median(times["raycast_many(to_pixel_grid())"])
