@@ -1,9 +1,10 @@
 """Many rays at once: ``raycast_many``, ``scan`` and ``scan_many``.
 
-This module checks and shapes the input, keeps the grid's clearance map
-current, and hands the work to the compiled kernel in
-:mod:`tilecast._kernels.raycast`. Every ray gets exactly the answer
-:func:`tilecast.raycast` gives (same cell, same ``inside``, same float64
+This module checks and shapes the input, keeps the map's acceleration data
+current, and hands the work to the compiled kernels: :mod:`tilecast._kernels.raycast`
+on a ``Grid``, :mod:`tilecast._kernels.tilemap` (two levels: tiles, then
+pixels) on a ``TileMap``. Every ray gets exactly the answer
+:func:`tilecast.raycast` gives (same cell, pixel, ``inside``, same float64
 distance and point).
 """
 
@@ -18,8 +19,17 @@ import numpy as np
 from tilecast._validate import as_choice, as_finite_float, as_points_array, as_positive_float
 from tilecast.grid import Grid
 from tilecast.raycast import DIAGONAL_GAPS, Hit, _cast, _check_flag, raycast
+from tilecast.tiles import TileMap
 
-__all__ = ["CLEARANCE_CAP", "Hits", "raycast_many", "scan", "scan_many"]
+__all__ = [
+    "CLEARANCE_CAP",
+    "Hits",
+    "beam_directions",
+    "raycast_many",
+    "scan",
+    "scan_many",
+    "tile_info_map",
+]
 
 #: Largest clearance stored per cell (a ray jumps at most this far at once).
 #: A higher cap helps wide open maps but makes ``Grid.set_solid`` touch a
@@ -139,10 +149,66 @@ def clearance_map(grid: Grid) -> np.ndarray:
     return data.values
 
 
+class _TileInfo:
+    """A tile map's tile info and pixel clearance maps, kept current by ``TileMap.set_tile``."""
+
+    __slots__ = ("pixels", "values")
+
+    def __init__(self, tilemap: TileMap) -> None:
+        rows, cols = tilemap.shape
+        self.values = np.empty((4, rows + 2, cols + 2), dtype=np.int8)
+        self.update(tilemap, np.empty((0, 2), dtype=np.int64))
+
+    def update(self, tilemap: TileMap, cells: np.ndarray) -> None:
+        # set_tile already redoes O(map) work (and may renumber the variants);
+        # a compiled pass per quadrant is small beside it, so rebuild.
+        from tilecast._kernels.tilemap import build_pixel_clearance, build_tile_info
+
+        build_tile_info(tilemap.cell_kinds, CLEARANCE_CAP, tilemap.outside == "solid", self.values)
+        masks = tilemap.variant_masks
+        self.pixels = np.empty((4, *masks.shape), dtype=np.int8)
+        build_pixel_clearance(masks, CLEARANCE_CAP, self.pixels)
+
+
+def tile_info_map(tilemap: TileMap) -> np.ndarray:
+    """Return a tile map's per-quadrant tile info map (built on first use, then kept current).
+
+    Shape ``(4, rows + 2, cols + 2)``, int8, padded with one ring of tiles for
+    what lies beyond the map (``-1`` when ``outside="solid"``, ``-2`` when
+    empty). Entry ``[q, j + 1, i + 1]`` is ``-1`` for a tile whose pixels are
+    all solid, ``-3`` for a tile with solid and clear pixels, and for a tile
+    without solid pixels the largest ``r`` (at most :data:`CLEARANCE_CAP`) such
+    that the square of tiles ``[i, i + sx*r] x [j, j + sy*r]`` has no solid
+    pixel and lies on the map, for the quadrant ``q = (sx < 0) + 2 * (sy < 0)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tilecast import TileMap, TileSet
+    >>> from tilecast.batch import tile_info_map
+    >>> tiles = TileSet([np.ones((2, 2), bool), [[1, 0], [0, 0]]])
+    >>> tmap = TileMap([[-1, -1, 0, 1]], tiles)
+    >>> tile_info_map(tmap)[0, 1].tolist()  # towards +x +y: one row, so no square beyond 0
+    [-2, 0, 0, -1, -3, -2]
+    >>> tmap.set_tile((2, 0), -1)
+    >>> tile_info_map(tmap)[0, 1, 1:5].tolist()
+    [0, 0, 0, -3]
+    """
+    return _tile_info(tilemap).values
+
+
+def _tile_info(tilemap: TileMap) -> _TileInfo:
+    data = tilemap._accel.get("tile_info")
+    if data is None:
+        data = _TileInfo(tilemap)
+        tilemap._accel["tile_info"] = data
+    return data
+
+
 # -------------------------------------------------------------- validation
-def _check_grid(grid: Any) -> Grid:
-    if not isinstance(grid, Grid):
-        raise TypeError(f"grid must be a tilecast.Grid, got {type(grid).__name__}")
+def _check_grid(grid: Any) -> Grid | TileMap:
+    if not isinstance(grid, Grid | TileMap):
+        raise TypeError(f"grid must be a tilecast.Grid or TileMap, got {type(grid).__name__}")
     return grid
 
 
@@ -174,7 +240,7 @@ def _as_directions(value: Any) -> np.ndarray:
 
 
 def _run(
-    grid: Grid,
+    grid: Grid | TileMap,
     origins: np.ndarray,
     origin_stride: int,
     directions: np.ndarray,
@@ -191,6 +257,9 @@ def _run(
     """
     from tilecast._kernels.raycast import UNSAFE, cast_many
 
+    if isinstance(grid, TileMap):
+        return _run_tilemap(grid, origins, origin_stride, directions, max_distances, gaps,
+                            ignore_start, n)  # fmt: skip
     m = n if full else 0
     out = (
         np.empty(n),
@@ -248,9 +317,74 @@ def _run(
     return out
 
 
+def _run_tilemap(
+    tilemap: TileMap,
+    origins: np.ndarray,
+    origin_stride: int,
+    directions: np.ndarray,
+    max_distances: np.ndarray,
+    gaps: str,
+    ignore_start: bool,
+    n: int,
+) -> tuple[np.ndarray, ...]:
+    """Run the two-level (tiles, then pixels) kernel: the outputs of :func:`_run`, and pixel."""
+    from tilecast._kernels.raycast import UNSAFE
+    from tilecast._kernels.tilemap import cast_tilemap_many
+
+    # out_f rows: (distance, x, y, nx, ny); out_i rows: (status, hit, col,
+    # row, inside, px, py).
+    out_f = np.empty((n, 5))
+    out_i = np.empty((n, 7), dtype=np.int64)
+    if n:
+        (pw, ph), (ox, oy) = tilemap.pixel_size, tilemap.origin
+        info = _tile_info(tilemap)
+        cast_tilemap_many(
+            info.values,
+            tilemap.cell_variant,
+            info.pixels,
+            tilemap.outside == "solid",
+            ox,
+            oy,
+            pw,
+            ph,
+            origins,
+            directions,
+            origin_stride,
+            max_distances,
+            DIAGONAL_GAPS.index(gaps),
+            ignore_start,
+            out_f,
+            out_i,
+        )
+    for k in np.flatnonzero(out_i[:, 0] == UNSAFE):
+        o = origins[k // origin_stride]
+        d = directions[0 if len(directions) == 1 else k]
+        limit = max_distances[0 if len(max_distances) == 1 else k]
+        hit = next(
+            _cast(tilemap, (float(o[0]), float(o[1])), (float(d[0]), float(d[1])),
+                  float(limit), gaps, ignore_start),
+            None,
+        )  # fmt: skip
+        if hit is None:
+            out_f[k] = (math.inf, math.nan, math.nan, 0.0, 0.0)
+            out_i[k, 1:] = (0, -1, -1, 0, -1, -1)
+        else:
+            out_f[k] = (hit.distance, *hit.point, *hit.normal)
+            out_i[k, 1:] = (1, *hit.cell, int(hit.inside), *hit.pixel)
+    return (
+        out_f[:, 0].copy(),
+        out_f[:, 1:3].copy(),
+        out_f[:, 3:5].copy(),
+        out_i[:, 2:4].copy(),
+        out_i[:, 4].astype(np.uint8),
+        out_i[:, 0].astype(np.uint8),
+        out_i[:, 5:7].copy(),
+    )
+
+
 # --------------------------------------------------------------- public API
 def raycast_many(
-    grid: Grid,
+    grid: Grid | TileMap,
     origins: Any,
     directions: Any,
     max_distance: Any = math.inf,
@@ -265,8 +399,10 @@ def raycast_many(
 
     Parameters
     ----------
-    grid : Grid
-        The map.
+    grid : Grid or TileMap
+        The map. On a :class:`~tilecast.TileMap` rays stop on the first solid
+        *pixel* (as on :meth:`~tilecast.TileMap.to_pixel_grid`): ``cell`` is
+        the tile and ``Hits.pixel`` the pixel ``(px, py)`` inside it.
     origins : array_like, shape (N, 2), (1, 2) or (2,)
         Ray origins in world units; a single origin broadcasts.
     directions : array_like, shape (N, 2), (1, 2) or (2,)
@@ -281,12 +417,17 @@ def raycast_many(
     Returns
     -------
     Hits
-        Arrays ``hit``, ``distance``, ``point``, ``normal``, ``cell``, ``inside``.
+        Arrays ``hit``, ``distance``, ``point``, ``normal``, ``cell``, ``inside``;
+        on a ``TileMap`` also ``pixel`` (``-1`` on a miss).
 
     Notes
     -----
     The first call on a grid builds its clearance map (one pass over the map,
-    one byte per cell); ``grid.set_solid`` keeps it current. The first call
+    one byte per cell); ``grid.set_solid`` keeps it current. On a tile map the
+    same kind of map is built per tile (:func:`tile_info_map`): rays jump over
+    squares of tiles without solid pixels, stop at once in fully solid tiles
+    and walk pixels only inside mixed tiles; ``tilemap.set_tile`` keeps it
+    current. The first call
     in a new Python process loads the compiled kernel from Numba's cache (or
     compiles it once, a few seconds, after installation).
 
@@ -299,6 +440,15 @@ def raycast_many(
     >>> hits = raycast_many(grid, (1.5, 0.5), np.column_stack([np.cos(angles), np.sin(angles)]))
     >>> hits.hit.tolist(), hits.cell[1].tolist(), round(float(hits.distance[1]), 6)
     ([False, True, True], [1, 2], 1.5)
+
+    On a tile map, to the pixel:
+
+    >>> from tilecast import TileMap, TileSet
+    >>> slope = np.tril(np.ones((4, 4), dtype=bool))  # solid at and below the diagonal
+    >>> tmap = TileMap([[-1, 0, 0]], TileSet([slope]), flips=[[0, 0, 1]])
+    >>> hits = raycast_many(tmap, (0.5, 2.5), [(1.0, 0.0), (0.0, -1.0)])
+    >>> hits.cell.tolist(), hits.pixel.tolist(), hits.point[0].tolist()
+    ([[1, 0], [-1, -1]], [[0, 2], [-1, -1]], [4.0, 2.5])
     """
     grid = _check_grid(grid)
     origin_array = as_points_array("origins", origins)
@@ -314,9 +464,8 @@ def raycast_many(
     n = n_directions if n_origins == 1 else n_origins
     max_distances = _as_max_distances(max_distance, n)
     stride = max(n, 1) if n_origins == 1 else 1
-    distance, point, normal, cell, inside, _ = _run(
-        grid, origin_array, stride, direction_array, max_distances, gaps, ignore, n, True
-    )
+    result = _run(grid, origin_array, stride, direction_array, max_distances, gaps, ignore, n, True)
+    distance, point, normal, cell, inside = result[:5]
     return Hits(
         hit=distance < math.inf,
         distance=distance,
@@ -324,6 +473,7 @@ def raycast_many(
         normal=normal,
         cell=cell,
         inside=inside.view(np.bool_),
+        pixel=result[6] if len(result) == 7 else None,
     )
 
 
@@ -353,13 +503,14 @@ def _as_poses(poses: Any) -> np.ndarray:
     return array
 
 
-def scan_many(grid: Grid, poses: Any, angles: Any, max_range: float) -> np.ndarray:
+def scan_many(grid: Grid | TileMap, poses: Any, angles: Any, max_range: float) -> np.ndarray:
     """Lidar-style ranges for many poses (particle filters), shape (P, B).
 
     Parameters
     ----------
-    grid : Grid
-        The map (robotics maps usually want ``outside="solid"``).
+    grid : Grid or TileMap
+        The map (robotics maps usually want ``outside="solid"``); on a
+        ``TileMap`` beams stop on the first solid pixel.
     poses : array_like, shape (P, 3)
         ``(x, y, theta)`` per pose, in world units and radians.
     angles : array_like, shape (B,)
@@ -395,6 +546,13 @@ def scan_many(grid: Grid, poses: Any, angles: Any, max_range: float) -> np.ndarr
     distance = np.empty(n_poses * n_beams)
     if distance.size == 0:
         return distance.reshape(n_poses, n_beams)
+    if isinstance(grid, TileMap):
+        directions = beam_directions(pose_array, angle_array)
+        origins = np.ascontiguousarray(pose_array[:, :2])
+        limits = np.array([max_range])
+        distance = _run(grid, origins, n_beams, directions, limits, "block_if_both", False,
+                        distance.size, False)[0]  # fmt: skip
+        return np.minimum(distance, max_range, out=distance).reshape(n_poses, n_beams)
     (w, h), (ox, oy) = grid.tile_size, grid.origin
     status = np.empty(distance.size, dtype=np.uint8)
     cast_scan(
@@ -443,7 +601,7 @@ def beam_directions(poses: Any, angles: Any) -> np.ndarray:
     return scan_directions(_as_poses(poses), _as_angles(angles))
 
 
-def scan(grid: Grid, pose: Any, angles: Any, max_range: float) -> np.ndarray:
+def scan(grid: Grid | TileMap, pose: Any, angles: Any, max_range: float) -> np.ndarray:
     """Lidar-style ranges for one pose ``(x, y, theta)``; see :func:`scan_many`.
 
     Examples

@@ -464,6 +464,7 @@ class TileMap:
     """
 
     __slots__ = (
+        "_accel",
         "_cell_kinds",
         "_cell_variant",
         "_empty",
@@ -516,6 +517,11 @@ class TileMap:
         self._origin = as_point("origin", origin)
         self._outside = as_choice("outside", outside, OUTSIDE_POLICIES)
         self._version = 0
+        # Acceleration data derived from the tiles (e.g. the batch kernel's
+        # tile info map), keyed by name. As on ``Grid``: a value may define
+        # ``update(tilemap, cells)`` to follow a change; values without it are
+        # dropped by ``set_tile`` (and rebuilt on next use).
+        self._accel: dict[str, Any] = {}
         self._rebuild_variants()
 
     def _checked_flips(self, flips: np.ndarray, present: np.ndarray) -> np.ndarray:
@@ -784,3 +790,9 @@ class TileMap:
         self._flips[rows, cols] = 0 if tile == self._empty else flip
         self._version += 1
         self._rebuild_variants()
+        for key, data in list(self._accel.items()):
+            update = getattr(data, "update", None)
+            if update is None:
+                del self._accel[key]
+            else:
+                update(self, cell_array)
