@@ -20,11 +20,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from fractions import Fraction
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
-from tilecast._kernels import fov as _kernel
 from tilecast._validate import as_choice, as_nonnegative_float
 from tilecast.grid import Grid, _as_cell, _as_cell_array
 
@@ -32,11 +32,21 @@ __all__ = ["FOV_METRICS", "fov", "fov_many"]
 
 FOV_METRICS = ("euclidean", "chebyshev", "manhattan")
 
-_METRIC_CODES = {
-    "euclidean": _kernel.METRIC_EUCLIDEAN,
-    "chebyshev": _kernel.METRIC_CHEBYSHEV,
-    "manhattan": _kernel.METRIC_MANHATTAN,
+_METRIC_NAMES = {
+    "euclidean": "METRIC_EUCLIDEAN",
+    "chebyshev": "METRIC_CHEBYSHEV",
+    "manhattan": "METRIC_MANHATTAN",
 }
+
+
+def _kernel() -> ModuleType:
+    """Return the compiled kernel module, importing it (and Numba) on first use.
+
+    Importing it lazily keeps ``import tilecast`` free of Numba.
+    """
+    from tilecast._kernels import fov as kernel
+
+    return kernel
 
 
 def fov(
@@ -105,7 +115,7 @@ def fov(
     rows, cols = grid.shape
     # np.zeros is lazily zeroed by the OS: pages the scan never writes cost nothing.
     out = np.zeros(rows * cols, dtype=np.bool_)
-    _kernel.fov_into(grid.solid.reshape(-1), out, rows, cols, ox, oy, code, bound)
+    _kernel().fov_into(grid.solid.reshape(-1), out, rows, cols, ox, oy, code, bound)
     return out.reshape(rows, cols)
 
 
@@ -166,7 +176,7 @@ def fov_many(
     rows, cols = grid.shape
     out = np.zeros(rows * cols, dtype=np.bool_)
     if len(origins):
-        _kernel.fov_many_into(grid.solid.reshape(-1), out, rows, cols, origins, code, bound)
+        _kernel().fov_many_into(grid.solid.reshape(-1), out, rows, cols, origins, code, bound)
     return out.reshape(rows, cols)
 
 
@@ -196,7 +206,7 @@ def _range_limit(grid: Grid, radius: Any, metric: Any) -> tuple[int, int]:
     """
     metric = as_choice("metric", metric, FOV_METRICS)
     if radius is None:
-        return _kernel.METRIC_NONE, 0
+        return _kernel().METRIC_NONE, 0
     if isinstance(radius, int | np.integer) and not isinstance(radius, bool | np.bool_):
         # Python ints may be too big for a float; decide on the int itself.
         if radius < 0:
@@ -207,11 +217,11 @@ def _range_limit(grid: Grid, radius: Any, metric: Any) -> tuple[int, int]:
     # metrics: a larger radius is no limit (and keeps the kernel's integers small).
     reach = grid.rows + grid.cols
     if value >= reach:
-        return _kernel.METRIC_NONE, 0
+        return _kernel().METRIC_NONE, 0
     exact = Fraction(value)  # exact: value < rows + cols, a float holds it as given
     if metric == "euclidean":
-        return _METRIC_CODES[metric], math.floor(exact * exact)
-    return _METRIC_CODES[metric], math.floor(exact)
+        return getattr(_kernel(), _METRIC_NAMES[metric]), math.floor(exact * exact)
+    return getattr(_kernel(), _METRIC_NAMES[metric]), math.floor(exact)
 
 
 # ------------------------------------------------------------------- reference

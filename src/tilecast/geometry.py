@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
-from tilecast._kernels import geometry as _kg
 from tilecast._validate import as_points_array, as_positive_float
 
 __all__ = [
@@ -37,6 +37,16 @@ __all__ = [
 
 
 # ----------------------------------------------------------------- helpers
+def _kg() -> ModuleType:
+    """Return the compiled kernels, importing them (and Numba) on first use.
+
+    Importing them lazily keeps ``import tilecast`` free of Numba.
+    """
+    from tilecast._kernels import geometry
+
+    return geometry
+
+
 def _points(names: tuple[str, ...], values: tuple[Any, ...]) -> tuple[list[np.ndarray], bool]:
     """Validate point arguments; broadcast to a common length N.
 
@@ -101,7 +111,7 @@ def orientation(a: Any, b: Any, c: Any) -> int | np.ndarray:
     -1
     """
     (pa, pb, pc), scalar = _points(("a", "b", "c"), (a, b, c))
-    out = _kg.orient_many(
+    out = _kg().orient_many(
         np.ascontiguousarray(pa), np.ascontiguousarray(pb), np.ascontiguousarray(pc)
     )
     return int(out[0]) if scalar else out
@@ -192,10 +202,10 @@ def segment_segment(a: Any, b: Any, c: Any, d: Any) -> Any:
     s, u = _line_segment(pa, pb - pa, pc, pd, ray=False)
     # Whether they meet is decided exactly; only the parameters are rounded.
     arrays = [np.ascontiguousarray(v) for v in (pa, pb, pc, pd)]
-    o1 = _kg.orient_many(arrays[0], arrays[1], arrays[2]).astype(np.int64)
-    o2 = _kg.orient_many(arrays[0], arrays[1], arrays[3]).astype(np.int64)
-    o3 = _kg.orient_many(arrays[2], arrays[3], arrays[0]).astype(np.int64)
-    o4 = _kg.orient_many(arrays[2], arrays[3], arrays[1]).astype(np.int64)
+    o1 = _kg().orient_many(arrays[0], arrays[1], arrays[2]).astype(np.int64)
+    o2 = _kg().orient_many(arrays[0], arrays[1], arrays[3]).astype(np.int64)
+    o3 = _kg().orient_many(arrays[2], arrays[3], arrays[0]).astype(np.int64)
+    o4 = _kg().orient_many(arrays[2], arrays[3], arrays[1]).astype(np.int64)
     collinear = (o1 == 0) & (o2 == 0) & (o3 == 0) & (o4 == 0)
     meet = (o1 * o2 <= 0) & (o3 * o4 <= 0) & ~collinear
     ex, ey = pb[:, 0] - pa[:, 0], pb[:, 1] - pa[:, 1]
@@ -436,7 +446,7 @@ def point_in_polygon(points: Any, polygon: Any) -> bool | np.ndarray:
     single = np.ndim(points) == 1
     pts = as_points_array("points", points)
     poly = _as_polygon("polygon", polygon)
-    out = _kg.points_in_polygon(pts, poly, *_slab_index(poly))
+    out = _kg().points_in_polygon(pts, poly, *_slab_index(poly))
     return bool(out[0]) if single else out
 
 
@@ -447,7 +457,7 @@ def _slab_index(poly: np.ndarray) -> tuple[Any, ...]:
     if len(ys) == 1:
         ys = np.array([ys[0], ys[0]])
     n_cols = int(min(64, max(1, math.sqrt(len(poly)))))
-    return _kg.build_slab_index(poly, ys, n_cols)
+    return _kg().build_slab_index(poly, ys, n_cols)
 
 
 _MAX_SLABS = 2048

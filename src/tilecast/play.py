@@ -28,6 +28,9 @@ FOV_ANGLE = math.radians(66)
 
 
 def _pygame() -> Any:
+    import os
+
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # no banner on stdout
     try:
         import pygame
     except ImportError:
@@ -56,7 +59,24 @@ def load_world(path: Any = None) -> Grid:
 
 
 class State:
-    """Where the viewer is and what is shown; changed by input, read by drawing."""
+    """Where the viewer is and what is shown; changed by input, read by drawing.
+
+    Parameters
+    ----------
+    grid : Grid
+        The map; the viewer starts at the centre of a free cell near the middle
+        of the list of free cells, looking along +x (``heading`` 0, radians).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tilecast import Grid
+    >>> room = Grid(np.pad(np.zeros((3, 4), bool), 1, constant_values=True))  # 4 x 3 inside
+    >>> state = State(room)
+    >>> grid_cell = room.cell_at((state.x, state.y))
+    >>> room.is_solid(grid_cell), state.heading, state.show["fov"]
+    (False, 0.0, True)
+    """
 
     def __init__(self, grid: Grid) -> None:
         self.grid = grid
@@ -69,13 +89,40 @@ class State:
         self.show = {"rays": True, "fov": True, "lit": True, "first_person": True}
 
     def move_to(self, x: float, y: float) -> None:
-        """Put the viewer at ``(x, y)`` unless that is inside a wall or off the map."""
+        """Put the viewer at ``(x, y)`` unless that is inside a wall or off the map.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from tilecast import Grid
+        >>> state = State(Grid(np.pad(np.zeros((3, 4), bool), 1, constant_values=True)))
+        >>> state.move_to(1.5, 1.5)
+        >>> state.x, state.y
+        (1.5, 1.5)
+        >>> state.move_to(0.5, 0.5)  # a wall: the viewer stays where it was
+        >>> state.x, state.y
+        (1.5, 1.5)
+        """
         cell = self.grid.cell_at((x, y))
         if self.grid.in_bounds(cell) and not self.grid.is_solid(cell):
             self.x, self.y = x, y
 
     def walk(self, step: float) -> None:
-        """Walk ``step`` world units along the heading (stopped by walls)."""
+        """Walk ``step`` world units along the heading (stopped by walls).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from tilecast import Grid
+        >>> state = State(Grid(np.pad(np.zeros((3, 4), bool), 1, constant_values=True)))
+        >>> state.move_to(1.5, 1.5)
+        >>> state.walk(2.0)  # heading 0: along +x
+        >>> state.x, state.y
+        (3.5, 1.5)
+        >>> state.walk(2.0)  # that would end inside the east wall: no move
+        >>> state.x, state.y
+        (3.5, 1.5)
+        """
         self.move_to(self.x + step * math.cos(self.heading), self.y + step * math.sin(self.heading))
 
 
@@ -192,6 +239,22 @@ def run(
     -------
     int
         0 (the exit status for the ``tilecast`` command).
+
+    Examples
+    --------
+    Two frames drawn off-screen (SDL's dummy video driver), the second after a
+    scripted mouse move and a press of ``2`` (field of view off):
+
+    >>> import os
+    >>> from unittest import mock
+    >>> import numpy as np
+    >>> from tilecast import Grid
+    >>> room = Grid(np.pad(np.zeros((4, 6), bool), 1, constant_values=True))
+    >>> script = [{}, {"mouse": (2.5, 3.5), "key": "2"}]
+    >>> with mock.patch.dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy"):
+    ...     status = run(room, frames=2, script=script)
+    >>> status
+    0
     """
     pygame = _pygame()
     from tilecast import wall_segments

@@ -190,7 +190,19 @@ class Picture:
 
     # -------------------------------------------------------------- layers
     def fov(self, mask: Any, color: Any = None) -> Picture:
-        """Tint the cells where ``mask[row, col]`` is True (a field of view)."""
+        """Tint the cells where ``mask[row, col]`` is True (a field of view).
+
+        Examples
+        --------
+        >>> from tilecast import Grid, fov
+        >>> from tilecast.render import Picture
+        >>> grid = Grid([[0, 1, 0]])
+        >>> picture = Picture(grid, scale=10).fov(fov(grid, (0, 0)))
+        >>> picture.image.getpixel((5, 5))  # floor, seen: tinted
+        (246, 221, 158)
+        >>> picture.image.getpixel((25, 5))  # behind the wall: plain floor
+        (238, 234, 224)
+        """
         Image, _ = _pil()
         mask = np.asarray(mask)
         if mask.shape != self._cells:
@@ -203,7 +215,17 @@ class Picture:
         return self._blend(overlay)
 
     def polygon(self, polygon: Any, color: Any = None, outline: Any = None) -> Picture:
-        """Fill a polygon ``(K, 2)`` (e.g. a visibility polygon) and draw its outline."""
+        """Fill a polygon ``(K, 2)`` (e.g. a visibility polygon) and draw its outline.
+
+        Examples
+        --------
+        >>> from tilecast import Grid
+        >>> from tilecast.render import Picture
+        >>> picture = Picture(Grid([[0, 0], [0, 0]]), scale=10)
+        >>> picture = picture.polygon([(0, 0), (2, 0), (2, 2)])  # the upper-right half
+        >>> picture.image.getpixel((15, 5)) != picture.image.getpixel((5, 15))
+        True
+        """
         points = self.to_pixels(polygon)
         if len(points) < 3:
             return self
@@ -214,7 +236,17 @@ class Picture:
         return self._blend(overlay)
 
     def segments(self, segments: Any, color: Any = None, width: int = 2) -> Picture:
-        """Draw segments ``(M, 2, 2)`` (e.g. :func:`~tilecast.wall_segments`)."""
+        """Draw segments ``(M, 2, 2)`` (e.g. :func:`~tilecast.wall_segments`).
+
+        Examples
+        --------
+        >>> from tilecast import Grid
+        >>> from tilecast.render import Picture
+        >>> picture = Picture(Grid([[0, 1]]), scale=10)
+        >>> face = [[(1.0, 0.0), (1.0, 1.0)]]  # between the floor and the wall
+        >>> picture.segments(face).image.getpixel((10, 5))
+        (40, 120, 210)
+        """
         segs = np.asarray(segments, dtype=np.float64).reshape(-1, 2, 2)
         overlay, draw = self._layer()
         fill = self._pick("segments", color)
@@ -223,7 +255,20 @@ class Picture:
         return self._blend(overlay)
 
     def rays(self, origins: Any, ends: Any, color: Any = None, width: int = 1) -> Picture:
-        """Draw rays from ``origins`` (one point or ``(N, 2)``) to ``ends`` ``(N, 2)``."""
+        """Draw rays from ``origins`` (one point or ``(N, 2)``) to ``ends`` ``(N, 2)``.
+
+        Rays whose end is NaN (misses in :class:`~tilecast.Hits`) are skipped.
+
+        Examples
+        --------
+        >>> from tilecast import Grid
+        >>> from tilecast.render import Picture
+        >>> picture = Picture(Grid([[0, 0, 0]]), scale=10)
+        >>> floor = picture.image.getpixel((15, 5))
+        >>> picture = picture.rays((0.5, 0.5), [(2.5, 0.5), (float("nan"), float("nan"))])
+        >>> picture.image.getpixel((15, 5)) != floor  # the ray crosses the middle cell
+        True
+        """
         ends_px = self.to_pixels(ends)
         starts_px = self.to_pixels(origins)
         if len(starts_px) == 1:
@@ -238,11 +283,30 @@ class Picture:
         return self._blend(overlay)
 
     def hits(self, points: Any, color: Any = None, radius: float = 2.0) -> Picture:
-        """Mark hit points ``(N, 2)`` with small dots (NaN rows, i.e. misses, are skipped)."""
+        """Mark hit points ``(N, 2)`` with small dots (NaN rows, i.e. misses, are skipped).
+
+        Examples
+        --------
+        >>> from tilecast import Grid, raycast
+        >>> from tilecast.render import Picture
+        >>> grid = Grid([[0, 0, 1]])
+        >>> hit = raycast(grid, (0.5, 0.5), (1.0, 0.0))
+        >>> Picture(grid, scale=10).hits([hit.point]).image.getpixel((20, 5))
+        (200, 30, 30)
+        """
         return self.points(points, color=self._pick("hits", color), radius=radius)
 
     def points(self, points: Any, color: Any = None, radius: float = 4.0) -> Picture:
-        """Mark points ``(N, 2)`` (e.g. the viewer) with dots of ``radius`` pixels."""
+        """Mark points ``(N, 2)`` (e.g. the viewer) with dots of ``radius`` pixels.
+
+        Examples
+        --------
+        >>> from tilecast import Grid
+        >>> from tilecast.render import Picture
+        >>> picture = Picture(Grid([[0, 0]]), scale=10).points([(0.5, 0.5)])
+        >>> picture.image.getpixel((5, 5)), picture.image.getpixel((15, 5))
+        ((20, 130, 60), (238, 234, 224))
+        """
         overlay, draw = self._layer()
         fill = self._pick("viewer", color)
         for x, y in self.to_pixels(points):
@@ -251,7 +315,19 @@ class Picture:
         return self._blend(overlay)
 
     def save(self, path: Any) -> None:
-        """Write the picture to ``path`` (format from the suffix, e.g. ``.png``)."""
+        """Write the picture to ``path`` (format from the suffix, e.g. ``.png``).
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> from PIL import Image
+        >>> from tilecast import Grid
+        >>> from tilecast.render import Picture
+        >>> path = os.path.join(tempfile.mkdtemp(), "map.png")
+        >>> Picture(Grid([[0, 1, 0]]), scale=8).save(path)
+        >>> Image.open(path).size
+        (24, 8)
+        """
         self.image.save(path)
 
 

@@ -56,6 +56,15 @@ class RayContact(NamedTuple):
         the origin lies in or on the object).
     point : (float, float)
         The first contact point.
+
+    Examples
+    --------
+    >>> from tilecast import SpatialHash
+    >>> world = SpatialHash(1.0)
+    >>> world.insert(7, box=(3.0, -1.0, 4.0, 1.0))
+    >>> contact = next(world.query_ray((0.0, 0.0), (1.0, 0.0)))  # the nearest first
+    >>> contact.id, contact.distance, contact.point
+    (7, 3.0, (3.0, 0.0))
     """
 
     id: int

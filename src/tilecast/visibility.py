@@ -15,12 +15,11 @@ from __future__ import annotations
 import functools
 import math
 from fractions import Fraction
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
-from tilecast._kernels import geometry as _kg
-from tilecast._kernels import visibility as _kv
 from tilecast._validate import as_choice, as_finite_float, as_point, as_positive_float
 from tilecast.grid import Grid
 
@@ -29,6 +28,23 @@ __all__ = ["visibility_polygon", "wall_segments"]
 #: Angle (radians) either side of each vertex for ``method="rays"``.
 RAY_EPSILON = 1e-5
 _ONE_DEGREE = math.radians(1.0)
+
+
+def _kg() -> ModuleType:
+    """Return the compiled geometry kernels, importing them (and Numba) on first use.
+
+    Importing them lazily keeps ``import tilecast`` free of Numba.
+    """
+    from tilecast._kernels import geometry
+
+    return geometry
+
+
+def _kv() -> ModuleType:
+    """Return the compiled visibility kernels, importing them on first use."""
+    from tilecast._kernels import visibility
+
+    return visibility
 
 
 # ---------------------------------------------------------------- validation
@@ -171,12 +187,12 @@ def _prepare(
         )
     segs = np.concatenate(parts)
     if split:
-        segs = _kv.split_segments(np.ascontiguousarray(segs))
+        segs = _kv().split_segments(np.ascontiguousarray(segs))
     if radius is not None:
         segs = _clip_to_disc(segs, p, radius)
     # Walls through the observer or pointing at it hide nothing (zero width).
     pp = np.broadcast_to(np.array(p), (len(segs), 2))
-    side = _kg.orient_many(
+    side = _kg().orient_many(
         np.ascontiguousarray(pp),
         np.ascontiguousarray(segs[:, :2]),
         np.ascontiguousarray(segs[:, 2:]),
@@ -297,9 +313,9 @@ def visibility_polygon(
     if method == "rays":
         return _rays(prepared, p, r, cone_spec)
     if cone_spec is None:
-        polygon, status = _kv.sweep(prepared, p[0], p[1], r or 0.0, False, 0.0, 0.0, 0.0, 0.0)
+        polygon, status = _kv().sweep(prepared, p[0], p[1], r or 0.0, False, 0.0, 0.0, 0.0, 0.0)
     else:
-        polygon, status = _kv.sweep(
+        polygon, status = _kv().sweep(
             prepared, p[0], p[1], r or 0.0, True, *_cone_points(p, cone_spec)
         )
     if status:
@@ -333,7 +349,7 @@ def _rays(
     else:
         angles = np.unique(np.mod(angles, 2 * np.pi))
     dirs = np.ascontiguousarray(np.column_stack([np.cos(angles), np.sin(angles)]))
-    t = _kv.cast_rays(segs, p[0], p[1], dirs, np.inf if radius is None else radius)
+    t = _kv().cast_rays(segs, p[0], p[1], dirs, np.inf if radius is None else radius)
     if np.isinf(t).any():
         raise ValueError(_INFINITE)
     points = np.asarray(p) + dirs * t[:, None]
@@ -363,7 +379,7 @@ def _visibility_reference(
         if not walls:
             if radius is None:
                 raise ValueError(_INFINITE)
-            return _kv.sweep(segs, p[0], p[1], radius, False, 0.0, 0.0, 0.0, 0.0)[0]
+            return _kv().sweep(segs, p[0], p[1], radius, False, 0.0, 0.0, 0.0, 0.0)[0]
         u = walls[0][0]
         w = None
     else:
