@@ -126,7 +126,8 @@ def build_methods(map_path, occupied, include_slow_setup=True):
     methods = {}
 
     # tilecast: a fresh grid, timing the clearance map it builds on first use
-    before = rss_mb()
+    # (after loading the compiled kernels once on a tiny grid)
+    clearance_map(tilecast.Grid(np.zeros((4, 4), bool)))
     start = time.perf_counter()
     grid = tilecast.Grid(occupied, outside="solid")
     clearance_map(grid)
@@ -137,7 +138,6 @@ def build_methods(map_path, occupied, include_slow_setup=True):
         return tilecast.scan_many(grid, q, [0.0], MAX_RANGE).ravel()
 
     methods["tilecast (exact)"] = (setup, memory, run_tilecast)
-    _ = before
 
     occupied_u8 = np.ascontiguousarray(occupied)
 
@@ -225,6 +225,16 @@ def check_exactness(grid, queries, sample=3000):
     return sample
 
 
+def comparable_rays(grid, queries):
+    """Rays that start in a free cell and end on the map (hit or max range)."""
+    directions = tilecast.batch.beam_directions(queries, [0.0])
+    hits = tilecast.raycast_many(grid, queries[:, :2], directions, MAX_RANGE)
+    rows, cols = grid.shape
+    on_map = (hits.cell[:, 0] >= 0) & (hits.cell[:, 0] < cols)
+    on_map &= (hits.cell[:, 1] >= 0) & (hits.cell[:, 1] < rows)
+    return ~hits.inside & (on_map | ~hits.hit)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="200k rays, 3 repeats")
@@ -244,6 +254,7 @@ def main(argv=None):
     checked = check_exactness(grid, sets["free"])
     print(f"raycast_many == raycast (bit for bit) on {checked} sampled free-set rays")
     rows = []
+    shares = []
     for set_name in args.sets.split(","):
         q = sets[set_name]
         runners = dict(methods)
@@ -260,9 +271,15 @@ def main(argv=None):
                 times[name].append(time.perf_counter() - start)
         exact = results["tilecast (exact)"]
         base = len(q) / statistics.median(times["tilecast (exact)"])
+        # Agreement is judged on the rays every method models the same way:
+        # starting in a free cell and stopping on the map (range_libc reports
+        # max range for rays that leave the map, and handles starts inside
+        # walls its own way).
+        fair = comparable_rays(grid, q)
+        shares.append((set_name, 100 * fair.mean()))
         for name, (setup, memory, _) in runners.items():
             rate = len(q) / statistics.median(times[name])
-            diff = np.abs(results[name] - exact)
+            diff = np.abs(results[name] - exact)[fair]
             rows.append(
                 (
                     set_name,
@@ -277,6 +294,8 @@ def main(argv=None):
                 )
             )
     print()
+    for set_name, share in shares:
+        print(f"agreement on {set_name}: the {share:.1f}% of rays starting free, ending on the map")
     print(
         "| set | method | M rays/s | vs tilecast | setup s | memory MB "
         "| within 1e-9 | within 2 cells | off > 10 cells |"

@@ -25,3 +25,19 @@ def test_readme_starts_with_the_two_commands():
     assert 'pip install -e ".[test]" && python -m pytest' in first_block.splitlines()[1]
     ci = (README.parent / ".ci" / "run").read_text()
     assert 'pip install -q -e ".[test]" && python -m pytest' in ci
+
+
+def test_docs_examples():
+    docs = sorted((README.parent / "docs").glob("*.md"))
+    attempted = 0
+    for page in docs:
+        result = doctest.testfile(
+            str(page),
+            module_relative=False,
+            optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS,
+            verbose=False,
+            report=True,
+        )
+        assert result.failed == 0, f"{page.name}: {result.failed} example(s) failed"
+        attempted += result.attempted
+    assert attempted > 10, "the docs' examples were not found"
