@@ -24,7 +24,7 @@ def test_readme_starts_with_the_two_commands():
     assert 'pip install -e ".[image]" && tilecast demo' in first_block.splitlines()[0]
     assert 'pip install -e ".[test]" && python -m pytest' in first_block.splitlines()[1]
     ci = (README.parent / ".ci" / "run").read_text()
-    assert 'pip install -q -e ".[test]" && python -m pytest' in ci
+    assert 'pip install -e ".[test]" && python -m pytest' in ci
 
 
 def test_docs_examples():
