@@ -434,9 +434,9 @@ def cast_one(flat, rows, cols, outside_solid, ox, oy, w, h, x0, y0, dx, dy,
                     t = (nx - u0) / du
                     px = ox + nx * w
                     return DONE, t * norm, px, y0 + t * dy, float(-sx), 0.0, i, j, np.int64(0)
-                else:
-                    t = (ny - v0) / dv
-                return DONE, t * norm, x0 + t * dx, oy + ny * h, 0.0, float(-sy), i, j, np.int64(0)
+                t = (ny - v0) / dv
+                py = oy + ny * h
+                return DONE, t * norm, x0 + t * dx, py, 0.0, float(-sy), i, j, np.int64(0)
             nx += sx if take_x else 0
             ny += 0 if take_x else sy
         else:
