@@ -263,20 +263,17 @@ def _miss(status):
     return status, np.inf, np.nan, np.nan, 0.0, 0.0, np.int64(-1), np.int64(-1), np.int64(0)
 
 
-@njit(cache=True)
-def cast_one(flat, rows, cols, outside_solid, ox, oy, w, h, x0, y0, dx, dy,
-             max_distance, gaps, ignore_start, jump_min):  # fmt: skip
-    """Cast one ray on the flattened padded clearance map.
+@njit(cache=True, inline="always")
+def start_ray(ox, oy, w, h, x0, y0, dx, dy):
+    """Map a world ray to tile space as the reference does.
 
-    Returns (status, distance, px, py, normal_x, normal_y, ci, cj, inside);
-    a miss has distance inf, point NaN, normal 0, cell -1. Scalars only in
-    and out (but the map): array arguments would be reference-counted on
-    every call. gaps: 0 block_if_both, 1 block_if_either, 2 open.
+    Returns (safe, u0, v0, du, dv, dx, dy, norm): the direction scaled by a
+    power of two so its larger component is in [1, 2) (exact), tile-space
+    start and direction, and the scaled direction's length. ``safe`` is False
+    when the numbers leave the range where the exact predicates are proven.
     """
-    # scale the direction by a power of two so its larger component is in
-    # [1, 2) (exact; as the reference does with frexp/ldexp, which are slow)
     largest = max(abs(dx), abs(dy))
-    if 0.5 <= largest < 1.0:
+    if 0.5 <= largest < 1.0:  # frexp/ldexp are slow; this is the common case
         dx *= 2.0
         dy *= 2.0
     elif not 1.0 <= largest < 2.0:
@@ -295,16 +292,82 @@ def cast_one(flat, rows, cols, outside_solid, ox, oy, w, h, x0, y0, dx, dy,
     else:
         v0 = (y0 - oy) / h
         dv = dy / h
-    adu = abs(du)
-    adv = abs(dv)
-    if not (
+    safe = (
         (u0 == 0.0 or _SAFE_SMALL <= abs(u0) <= _SAFE_LARGE)
         and (v0 == 0.0 or _SAFE_SMALL <= abs(v0) <= _SAFE_LARGE)
-        and (du == 0.0 or _SAFE_SMALL <= adu <= _SAFE_DIRECTION)
-        and (dv == 0.0 or _SAFE_SMALL <= adv <= _SAFE_DIRECTION)
-    ):
-        return _miss(UNSAFE)
+        and (du == 0.0 or _SAFE_SMALL <= abs(du) <= _SAFE_DIRECTION)
+        and (dv == 0.0 or _SAFE_SMALL <= abs(dv) <= _SAFE_DIRECTION)
+    )
     norm = math.sqrt(dx * dx + dy * dy)  # not hypot: libm and CPython differ by an ulp
+    return safe, u0, v0, du, dv, dx, dy, norm
+
+
+@njit(cache=True)
+def enter_map(i, j, cols, rows, u0, v0, du, dv, sx, sy):
+    """Bring a ray that starts in cell (i, j) off a map with an empty outside to it.
+
+    Returns (outcome, i, j, nx, ny): outcome 0 when the ray now stands just
+    before it enters the map box (i, j, nx, ny: its state there), 1 when it
+    misses the map (it leaves one axis's span strictly before it enters the
+    other's, or moves away), 2 if the state found is not next to the map
+    (never expected; the caller then uses the reference walk).
+    """
+    adu = abs(du)
+    adv = abs(dv)
+    i0 = i
+    j0 = j
+    nx = i + 1 if sx > 0 else i
+    ny = j + 1 if sy > 0 else j
+    if (
+        (i < 0 and sx <= 0)
+        or (i >= cols and sx >= 0)
+        or (j < 0 and sy <= 0)
+        or (j >= rows and sy >= 0)
+    ):
+        return 1, i, j, nx, ny
+    has_x = i < 0 or i >= cols
+    has_y = j < 0 or j >= rows
+    x_line = 0 if i < 0 else cols
+    y_line = 0 if j < 0 else rows
+    x_exit = cols if sx > 0 else 0
+    y_exit = rows if sy > 0 else 0
+    if has_y and sx != 0 and order(x_exit, y_line, u0, v0, adu, adv, sx, sy) < 0:
+        return 1, i, j, nx, ny
+    if has_x and sy != 0 and order(x_line, y_exit, u0, v0, adu, adv, sx, sy) > 0:
+        return 1, i, j, nx, ny
+    seek_x = has_x
+    if has_x and has_y:
+        seek_x = (x_line - u0) / du >= (y_line - v0) / dv
+    if seek_x:
+        i = x_line - 1 if sx > 0 else x_line
+        nx = x_line
+        if sy != 0:
+            j, ny = settle_y(x_line, j0, u0, v0, du, dv, adu, adv, sx, sy)
+    else:
+        j = y_line - 1 if sy > 0 else y_line
+        ny = y_line
+        if sx != 0:
+            i, nx = settle_x(y_line, i0, u0, v0, du, dv, adu, adv, sx, sy)
+    if not (-1 <= i <= cols and -1 <= j <= rows):
+        return 2, i, j, nx, ny
+    return 0, i, j, nx, ny
+
+
+@njit(cache=True)
+def cast_one(flat, rows, cols, outside_solid, ox, oy, w, h, x0, y0, dx, dy,
+             max_distance, gaps, ignore_start, jump_min):  # fmt: skip
+    """Cast one ray on the flattened padded clearance map.
+
+    Returns (status, distance, px, py, normal_x, normal_y, ci, cj, inside);
+    a miss has distance inf, point NaN, normal 0, cell -1. Scalars only in
+    and out (but the map): array arguments would be reference-counted on
+    every call. gaps: 0 block_if_both, 1 block_if_either, 2 open.
+    """
+    safe, u0, v0, du, dv, dx, dy, norm = start_ray(ox, oy, w, h, x0, y0, dx, dy)
+    if not safe:
+        return _miss(UNSAFE)
+    adu = abs(du)
+    adv = abs(dv)
     sx = np.int64(1) if du > 0.0 else (np.int64(-1) if du < 0.0 else np.int64(0))
     sy = np.int64(1) if dv > 0.0 else (np.int64(-1) if dv < 0.0 else np.int64(0))
     i = _first_cell(u0, du)
@@ -329,38 +392,10 @@ def cast_one(flat, rows, cols, outside_solid, ox, oy, w, h, x0, y0, dx, dy,
     if value == SOLID and not ignore_start:
         return DONE, 0.0, x0, y0, 0.0, 0.0, i, j, np.int64(1)
     if value == OFF_EMPTY:
-        if (
-            (i < 0 and sx <= 0)
-            or (i >= cols and sx >= 0)
-            or (j < 0 and sy <= 0)
-            or (j >= rows and sy >= 0)
-        ):
+        outcome, i, j, nx, ny = enter_map(i, j, cols, rows, u0, v0, du, dv, sx, sy)
+        if outcome == 1:
             return _miss(DONE)
-        # jump to just before the ray enters the map box, or miss it
-        has_x = i < 0 or i >= cols
-        has_y = j < 0 or j >= rows
-        x_line = 0 if i < 0 else cols
-        y_line = 0 if j < 0 else rows
-        x_exit = cols if sx > 0 else 0
-        y_exit = rows if sy > 0 else 0
-        if has_y and sx != 0 and order(x_exit, y_line, u0, v0, adu, adv, sx, sy) < 0:
-            return _miss(DONE)
-        if has_x and sy != 0 and order(x_line, y_exit, u0, v0, adu, adv, sx, sy) > 0:
-            return _miss(DONE)
-        seek_x = has_x
-        if has_x and has_y:
-            seek_x = (x_line - u0) / du >= (y_line - v0) / dv
-        if seek_x:
-            i = x_line - 1 if sx > 0 else x_line
-            nx = x_line
-            if sy != 0:
-                j, ny = settle_y(x_line, j0, u0, v0, du, dv, adu, adv, sx, sy)
-        else:
-            j = y_line - 1 if sy > 0 else y_line
-            ny = y_line
-            if sx != 0:
-                i, nx = settle_x(y_line, i0, u0, v0, du, dv, adu, adv, sx, sy)
-        if not (-1 <= i <= cols and -1 <= j <= rows):  # never expected; stay safe
+        if outcome == 2:
             return _miss(UNSAFE)
 
     x_limit = _line_limit(u0, du, norm, max_distance, sx)

@@ -34,16 +34,11 @@ float64 formulas as the reference, so results agree bit for bit.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit, prange
 
 from tilecast._kernels.raycast import (
     _FILTER,
-    _SAFE_DIRECTION,
-    _SAFE_LARGE,
-    _SAFE_SMALL,
     CORNER_NORMAL,
     DONE,
     NO_LIMIT,
@@ -52,10 +47,12 @@ from tilecast._kernels.raycast import (
     UNSAFE,
     _first_cell,
     _line_limit,
+    enter_map,
     exact_order,
     order,
     settle_x,
     settle_y,
+    start_ray,
 )
 
 __all__ = [
@@ -200,24 +197,12 @@ def cast_tilemap_one(info, variants, pixels, outside_solid, ox, oy, pw, ph, x0, 
     cols = np.int64(info.shape[2] - 2)
     pcols = cols * tw
     prows = rows * th
-    _, exponent = math.frexp(max(abs(dx), abs(dy)))
-    dx = math.ldexp(dx, 1 - exponent)
-    dy = math.ldexp(dy, 1 - exponent)
-    u0 = (x0 - ox) / pw
-    v0 = (y0 - oy) / ph
-    du = dx / pw
-    dv = dy / ph
-    adu = abs(du)
-    adv = abs(dv)
-    if not (
-        (u0 == 0.0 or _SAFE_SMALL <= abs(u0) <= _SAFE_LARGE)
-        and (v0 == 0.0 or _SAFE_SMALL <= abs(v0) <= _SAFE_LARGE)
-        and (du == 0.0 or _SAFE_SMALL <= adu <= _SAFE_DIRECTION)
-        and (dv == 0.0 or _SAFE_SMALL <= adv <= _SAFE_DIRECTION)
-    ):
+    safe, u0, v0, du, dv, dx, dy, norm = start_ray(ox, oy, pw, ph, x0, y0, dx, dy)
+    if not safe:
         out_i[k, 0] = UNSAFE
         return
-    norm = math.sqrt(dx * dx + dy * dy)  # not hypot: libm and CPython differ by an ulp
+    adu = abs(du)
+    adv = abs(dv)
     sx = np.int64(1) if du > 0.0 else (np.int64(-1) if du < 0.0 else np.int64(0))
     sy = np.int64(1) if dv > 0.0 else (np.int64(-1) if dv < 0.0 else np.int64(0))
     q = (1 if sx < 0 else 0) + (2 if sy < 0 else 0)
@@ -251,38 +236,10 @@ def cast_tilemap_one(info, variants, pixels, outside_solid, ox, oy, pw, ph, x0, 
         out_f[k, 2] = y0
         return
     if value == OFF_EMPTY:
-        if (
-            (i < 0 and sx <= 0)
-            or (i >= pcols and sx >= 0)
-            or (j < 0 and sy <= 0)
-            or (j >= prows and sy >= 0)
-        ):
+        outcome, i, j, nx, ny = enter_map(i, j, pcols, prows, u0, v0, du, dv, sx, sy)
+        if outcome == 1:
             return
-        # jump to just before the ray enters the map box, or miss it
-        has_x = i < 0 or i >= pcols
-        has_y = j < 0 or j >= prows
-        x_line = 0 if i < 0 else pcols
-        y_line = 0 if j < 0 else prows
-        x_exit = pcols if sx > 0 else 0
-        y_exit = prows if sy > 0 else 0
-        if has_y and sx != 0 and order(x_exit, y_line, u0, v0, adu, adv, sx, sy) < 0:
-            return
-        if has_x and sy != 0 and order(x_line, y_exit, u0, v0, adu, adv, sx, sy) > 0:
-            return
-        seek_x = has_x
-        if has_x and has_y:
-            seek_x = (x_line - u0) / du >= (y_line - v0) / dv
-        if seek_x:
-            i = x_line - 1 if sx > 0 else x_line
-            nx = x_line
-            if sy != 0:
-                j, ny = settle_y(x_line, j0, u0, v0, du, dv, adu, adv, sx, sy)
-        else:
-            j = y_line - 1 if sy > 0 else y_line
-            ny = y_line
-            if sx != 0:
-                i, nx = settle_x(y_line, i0, u0, v0, du, dv, adu, adv, sx, sy)
-        if not (-1 <= i <= pcols and -1 <= j <= prows):  # never expected; stay safe
+        if outcome == 2:
             out_i[k, 0] = UNSAFE
             return
         # still off the map (one pixel before it): value stays OFF_EMPTY
