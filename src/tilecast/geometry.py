@@ -378,9 +378,11 @@ def circle_tangents(point: Any, center: Any, radius: Any) -> Any:
     r2 = r * r
     count = np.where(dist2 > r2, 2, np.where(dist2 == r2, 1, 0))
     with np.errstate(invalid="ignore", divide="ignore"):
+        # NaN/inf where there is no tangent (inside or at the centre): those
+        # rows are never read below
         scale = r2 / dist2
         h = r * np.sqrt(dist2 - r2) / dist2
-    bx, by = c[:, 0] + scale * dx, c[:, 1] + scale * dy
+        bx, by = c[:, 0] + scale * dx, c[:, 1] + scale * dy
     out = np.full((len(p), 2, 2), np.nan)
     two = count == 2
     out[two, 0, 0] = (bx - h * dy)[two]
