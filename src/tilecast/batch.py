@@ -239,6 +239,28 @@ def _as_directions(value: Any) -> np.ndarray:
     return directions
 
 
+def _reference_hit(
+    grid: Grid | TileMap,
+    origins: np.ndarray,
+    origin_stride: int,
+    directions: np.ndarray,
+    max_distances: np.ndarray,
+    gaps: str,
+    ignore_start: bool,
+    k: int,
+) -> Hit | None:
+    """Ray k of a batch through the pure-Python reference walk.
+
+    For the rays a kernel leaves out (tile-space numbers beyond the range
+    where its exact arithmetic is proven, and a few rare starts).
+    """
+    o = origins[k // origin_stride]
+    d = directions[0 if len(directions) == 1 else k]
+    limit = max_distances[0 if len(max_distances) == 1 else k]
+    start, direction = (float(o[0]), float(o[1])), (float(d[0]), float(d[1]))
+    return next(_cast(grid, start, direction, float(limit), gaps, ignore_start), None)
+
+
 def _run(
     grid: Grid | TileMap,
     origins: np.ndarray,
@@ -294,20 +316,8 @@ def _run(
     # the reference walk instead.
     distance, point, normal, cell, inside, status = out
     for k in np.flatnonzero(status == UNSAFE):
-        o = origins[k // origin_stride]
-        d = directions[0 if len(directions) == 1 else k]
-        limit = max_distances[0 if len(max_distances) == 1 else k]
-        hit = next(
-            _cast(
-                grid,
-                (float(o[0]), float(o[1])),
-                (float(d[0]), float(d[1])),
-                float(limit),
-                gaps,
-                ignore_start,
-            ),
-            None,
-        )
+        hit = _reference_hit(grid, origins, origin_stride, directions, max_distances, gaps,
+                             ignore_start, k)  # fmt: skip
         distance[k] = math.inf if hit is None else hit.distance
         if full:
             point[k] = (math.nan, math.nan) if hit is None else hit.point
@@ -357,14 +367,8 @@ def _run_tilemap(
             out_i,
         )
     for k in np.flatnonzero(out_i[:, 0] == UNSAFE):
-        o = origins[k // origin_stride]
-        d = directions[0 if len(directions) == 1 else k]
-        limit = max_distances[0 if len(max_distances) == 1 else k]
-        hit = next(
-            _cast(tilemap, (float(o[0]), float(o[1])), (float(d[0]), float(d[1])),
-                  float(limit), gaps, ignore_start),
-            None,
-        )  # fmt: skip
+        hit = _reference_hit(tilemap, origins, origin_stride, directions, max_distances, gaps,
+                             ignore_start, k)  # fmt: skip
         if hit is None:
             out_f[k] = (math.inf, math.nan, math.nan, 0.0, 0.0)
             out_i[k, 1:] = (0, -1, -1, 0, -1, -1)
