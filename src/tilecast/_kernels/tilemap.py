@@ -47,8 +47,10 @@ from tilecast._kernels.raycast import (
     UNSAFE,
     _first_cell,
     _line_limit,
+    clearance_window,
     enter_map,
     exact_order,
+    fill_padding,
     order,
     settle_x,
     settle_y,
@@ -81,38 +83,19 @@ def build_tile_info(cell_kinds, cap, outside_solid, info):
     """Fill the padded tile info map ``info`` (4, rows + 2, cols + 2) from ``cell_kinds``.
 
     cell_kinds: 0 no solid pixel, 1 all solid, 2 mixed (as ``TileMap.cell_kinds``).
+    It is the grid's quadrant clearance map of "tiles with any solid pixel",
+    with the mixed tiles then marked MIXED_TILE (any negative value blocks
+    the squares alike).
     """
     rows, cols = cell_kinds.shape
-    ring = SOLID if outside_solid else OFF_EMPTY
+    fill_padding(info, outside_solid)
+    blocked = cell_kinds != 0
     for q in range(4):
-        for j in range(rows + 2):
-            info[q, j, 0] = ring
-            info[q, j, cols + 1] = ring
-        for i in range(cols + 2):
-            info[q, 0, i] = ring
-            info[q, rows + 1, i] = ring
-        sx = -1 if q & 1 else 1
-        sy = -1 if q & 2 else 1
-        # a tile's clearance depends on its neighbours one step towards the
-        # quadrant: visit those first
-        j_start, j_stop = (rows - 1, -1) if sy > 0 else (0, rows)
-        i_start, i_stop = (cols - 1, -1) if sx > 0 else (0, cols)
-        for j in range(j_start, j_stop, -sy):
-            for i in range(i_start, i_stop, -sx):
-                kind = cell_kinds[j, i]
-                if kind == 1:
-                    info[q, j + 1, i + 1] = FULL_TILE
-                    continue
-                if kind != 0:
+        clearance_window(blocked, cap, q, 0, rows, 0, cols, info)
+        for j in range(rows):
+            for i in range(cols):
+                if cell_kinds[j, i] == 2:
                     info[q, j + 1, i + 1] = MIXED_TILE
-                    continue
-                jn = j + sy
-                i_n = i + sx
-                if jn < 0 or jn >= rows or i_n < 0 or i_n >= cols:
-                    info[q, j + 1, i + 1] = 0
-                    continue
-                m = min(info[q, j + 1, i_n + 1], info[q, jn + 1, i + 1], info[q, jn + 1, i_n + 1])
-                info[q, j + 1, i + 1] = 0 if m < 0 else min(m + 1, cap)
 
 
 @njit(cache=True)
