@@ -142,3 +142,48 @@ def test_import_tilecast_is_light():
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+GOLDEN = __import__("pathlib").Path(__file__).parent / "data" / "golden_scene.png"
+
+
+def golden_scene():
+    """A fixed scene with every layer: the bundled map, FOV, lit area, rays, hits."""
+    import math
+
+    from tilecast import visibility_polygon, wall_segments
+    from tilecast.data import example_map
+
+    grid = example_map()
+    viewer = (21.5, 14.5)
+    seen = fov(grid, grid.cell_at(viewer), radius=10)
+    lit = visibility_polygon(wall_segments(grid), viewer, radius=10.0)
+    hits = [raycast(grid, viewer, (math.cos(a), math.sin(a)), 10.0) for a in range(0, 360, 15)]
+    points = [h.point for h in hits if h is not None]
+    picture = Picture(grid, 6, grid_lines=True).fov(seen).polygon(lit)
+    picture = picture.segments(wall_segments(grid)).rays(viewer, points).hits(points)
+    return picture.points([viewer]).image
+
+
+def test_golden_image_with_tolerance():
+    """The whole scene matches the stored picture up to anti-aliasing noise.
+
+    Regenerate with TILECAST_UPDATE_GOLDEN=1 after an intended change, and look
+    at the new picture before committing it.
+    """
+    import os
+
+    from PIL import Image
+
+    image = golden_scene().convert("RGB")
+    if os.environ.get("TILECAST_UPDATE_GOLDEN"):
+        image.save(GOLDEN)
+    with Image.open(GOLDEN) as stored:
+        expected = np.asarray(stored.convert("RGB"), dtype=np.int16)
+    got = np.asarray(image, dtype=np.int16)
+    assert got.shape == expected.shape
+    diff = np.abs(got - expected).max(axis=2)
+    # Pillow versions may rasterise line ends and circles a little differently:
+    # allow small colour noise and a few changed pixels, nothing more.
+    assert diff.mean() < 1.0
+    assert (diff > 40).mean() < 0.005
