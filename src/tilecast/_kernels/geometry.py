@@ -11,62 +11,24 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from tilecast._kernels.exact import expansion_sign, two_prod
+
 _EPS = 2.0**-53
 _CCW_BOUND = (3.0 + 16.0 * _EPS) * _EPS
-_SPLITTER = 134217729.0  # 2**27 + 1
-
-
-@njit(cache=True, inline="always")
-def _two_sum(a, b):
-    x = a + b
-    bv = x - a
-    av = x - bv
-    return x, (a - av) + (b - bv)
-
-
-@njit(cache=True, inline="always")
-def _two_prod(a, b):
-    x = a * b
-    c = _SPLITTER * a
-    ahi = c - (c - a)
-    alo = a - ahi
-    c = _SPLITTER * b
-    bhi = c - (c - b)
-    blo = b - bhi
-    err = alo * blo - (((x - ahi * bhi) - alo * bhi) - ahi * blo)
-    return x, err
 
 
 @njit(cache=True)
 def _orient2d_exact(ax, ay, bx, by, cx, cy):
     # det = bx*cy - bx*ay - ax*cy - by*cx + by*ax + ay*cx, every product split
-    # exactly into two doubles, then summed exactly (grow-expansion).
+    # exactly into two doubles, then summed exactly.
     terms = np.empty(12)
-    terms[0], terms[1] = _two_prod(bx, cy)
-    terms[2], terms[3] = _two_prod(-bx, ay)
-    terms[4], terms[5] = _two_prod(-ax, cy)
-    terms[6], terms[7] = _two_prod(-by, cx)
-    terms[8], terms[9] = _two_prod(by, ax)
-    terms[10], terms[11] = _two_prod(ay, cx)
-    expansion = np.empty(13)
-    m = 0
-    for i in range(12):
-        q = terms[i]
-        k = 0
-        for j in range(m):
-            q, h = _two_sum(q, expansion[j])
-            if h != 0.0:
-                expansion[k] = h
-                k += 1
-        expansion[k] = q
-        k += 1
-        m = k
-    for j in range(m - 1, -1, -1):
-        if expansion[j] > 0.0:
-            return 1
-        if expansion[j] < 0.0:
-            return -1
-    return 0
+    terms[0], terms[1] = two_prod(bx, cy)
+    terms[2], terms[3] = two_prod(-bx, ay)
+    terms[4], terms[5] = two_prod(-ax, cy)
+    terms[6], terms[7] = two_prod(-by, cx)
+    terms[8], terms[9] = two_prod(by, ax)
+    terms[10], terms[11] = two_prod(ay, cx)
+    return expansion_sign(terms)
 
 
 @njit(cache=True)

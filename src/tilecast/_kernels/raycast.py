@@ -26,9 +26,10 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from tilecast._kernels.exact import expansion_sign, two_prod, two_sum
+
 CORNER_NORMAL = 1.0 / math.sqrt(2.0)
 _FILTER = 1e-15
-_SPLITTER = 134217729.0  # 2**27 + 1
 _SAFE_SMALL = 2.0**-300
 _SAFE_LARGE = 2.0**50
 _SAFE_DIRECTION = 2.0**300
@@ -48,58 +49,17 @@ UNSAFE = 1
 
 
 # ------------------------------------------------------------ exact predicates
-@njit(cache=True, inline="always")
-def _two_sum(a, b):
-    s = a + b
-    bb = s - a
-    return s, (a - (s - bb)) + (b - bb)
-
-
-@njit(cache=True, inline="always")
-def _split(a):
-    c = _SPLITTER * a
-    hi = c - (c - a)
-    return hi, a - hi
-
-
-@njit(cache=True, inline="always")
-def _two_prod(a, b):
-    p = a * b
-    ahi, alo = _split(a)
-    bhi, blo = _split(b)
-    return p, ((ahi * bhi - p) + ahi * blo + alo * bhi) + alo * blo
-
-
 @njit(cache=True)
 def exact_order(x_line, y_line, u0, v0, adu, adv, sx, sy):
     """Sign of sx*(x_line - u0)*adv - sy*(y_line - v0)*adu, computed exactly."""
-    a1, a2 = _two_sum(sx * float(x_line), -sx * u0)
-    b1, b2 = _two_sum(sy * float(y_line), -sy * v0)
+    a1, a2 = two_sum(sx * float(x_line), -sx * u0)
+    b1, b2 = two_sum(sy * float(y_line), -sy * v0)
     terms = np.empty(8)
-    terms[0], terms[1] = _two_prod(a1, adv)
-    terms[2], terms[3] = _two_prod(a2, adv)
-    terms[4], terms[5] = _two_prod(-b1, adu)
-    terms[6], terms[7] = _two_prod(-b2, adu)
-    # Shewchuk's grow-expansion with zero elimination: h stays a
-    # non-overlapping expansion sorted by magnitude, summing exactly.
-    h = np.empty(8)
-    m = 0
-    for k in range(8):
-        q = terms[k]
-        n = 0
-        for idx in range(m):
-            q, small = _two_sum(q, h[idx])
-            if small != 0.0:
-                h[n] = small
-                n += 1
-        h[n] = q
-        m = n + 1
-    for idx in range(m - 1, -1, -1):
-        if h[idx] > 0.0:
-            return 1
-        if h[idx] < 0.0:
-            return -1
-    return 0
+    terms[0], terms[1] = two_prod(a1, adv)
+    terms[2], terms[3] = two_prod(a2, adv)
+    terms[4], terms[5] = two_prod(-b1, adu)
+    terms[6], terms[7] = two_prod(-b2, adu)
+    return expansion_sign(terms)
 
 
 @njit(cache=True, inline="always")
@@ -353,6 +313,25 @@ def enter_map(i, j, cols, rows, u0, v0, du, dv, sx, sy):
     return 0, i, j, nx, ny
 
 
+@njit(cache=True, inline="always")
+def corner_stop(a_solid, b_solid, gaps, i, j, sx, sy):
+    """The diagonal-gap rule at a lattice point, from cell (i, j) along (sx, sy).
+
+    a_solid, b_solid: the x-step shoulder (i + sx, j) and the y-step one
+    (i, j + sy). Returns (stopped, stop_i, stop_j): whether the shoulders stop
+    the ray (gaps 0 block_if_both, 1 block_if_either, 2 open) and which
+    shoulder is hit (the x-step one when both are solid).
+    """
+    stopped = False
+    if gaps == 0:
+        stopped = a_solid and b_solid
+    elif gaps == 1:
+        stopped = a_solid or b_solid
+    x_shoulder = a_solid or not stopped
+    # one return: Numba can miscompile early returns in inlined functions
+    return stopped, (i + sx if x_shoulder else i), (j if x_shoulder else j + sy)
+
+
 @njit(cache=True)
 def cast_one(flat, rows, cols, outside_solid, ox, oy, w, h, x0, y0, dx, dy,
              max_distance, gaps, ignore_start, jump_min):  # fmt: skip
@@ -477,18 +456,9 @@ def cast_one(flat, rows, cols, outside_solid, ox, oy, w, h, x0, y0, dx, dy,
         else:
             if (nx - x_limit) * sx > 0 and x_limit != NO_LIMIT:
                 return _miss(DONE)
-            a_solid = flat[idx + x_step] == SOLID
-            b_solid = flat[idx + y_step] == SOLID
-            stop_i = i + sx
-            stop_j = j
-            stopped = False
-            if gaps == 0:
-                stopped = a_solid and b_solid
-            elif gaps == 1:
-                stopped = a_solid or b_solid
-                if not a_solid:
-                    stop_i = i
-                    stop_j = j + sy
+            stopped, stop_i, stop_j = corner_stop(
+                flat[idx + x_step] == SOLID, flat[idx + y_step] == SOLID, gaps, i, j, sx, sy
+            )
             i += sx
             j += sy
             idx += x_step + y_step

@@ -48,6 +48,7 @@ from tilecast._kernels.raycast import (
     _first_cell,
     _line_limit,
     clearance_window,
+    corner_stop,
     enter_map,
     exact_order,
     fill_padding,
@@ -343,16 +344,7 @@ def cast_tilemap_one(info, variants, pixels, outside_solid, ox, oy, pw, ph, x0, 
         else:
             a_solid = _pixel_value(info, q, variants, pixels, tw, th, i + sx, j) == SOLID
             b_solid = _pixel_value(info, q, variants, pixels, tw, th, i, j + sy) == SOLID
-            stop_i = i + sx
-            stop_j = j
-            stopped = False
-            if gaps == 0:
-                stopped = a_solid and b_solid
-            elif gaps == 1:
-                stopped = a_solid or b_solid
-                if not a_solid:
-                    stop_i = i
-                    stop_j = j + sy
+            stopped, stop_i, stop_j = corner_stop(a_solid, b_solid, gaps, i, j, sx, sy)
             i += sx
             j += sy
             big_i = i // tw
