@@ -23,6 +23,7 @@ __all__ = [
     "as_point",
     "as_points_array",
     "as_positive_float",
+    "as_real_array",
 ]
 
 
@@ -90,19 +91,25 @@ def as_choice(name: str, value: Any, choices: Sequence[str]) -> str:
     return value
 
 
+def as_real_array(name: str, value: Any) -> np.ndarray:
+    """Return ``value`` as an array of real numbers (ints or floats, not bools), or raise."""
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError) as exc:  # ragged input
+        raise ValueError(f"{name} must be a regular array of numbers: {exc}") from None
+    if array.dtype == np.bool_ or not (
+        np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)
+    ):
+        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
+    return array
+
+
 def as_points_array(name: str, value: Any, *, allow_single: bool = True) -> np.ndarray:
     """Return an ``(N, 2)`` float64 C-contiguous array of finite values.
 
     A single point of shape ``(2,)`` becomes ``(1, 2)`` when ``allow_single``.
     """
-    try:
-        array = np.asarray(value)
-    except (TypeError, ValueError) as exc:  # ragged input
-        raise ValueError(f"{name} must be an array of shape (N, 2): {exc}") from None
-    if array.dtype == np.bool_ or not (
-        np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)
-    ):
-        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
+    array = as_real_array(name, value)
     if array.ndim == 1 and allow_single and array.shape[0] == 2:
         array = array.reshape(1, 2)
     if array.ndim != 2 or array.shape[1] != 2:

@@ -16,7 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from tilecast._validate import as_choice, as_finite_float, as_points_array, as_positive_float
+from tilecast._validate import (
+    as_choice,
+    as_finite_float,
+    as_points_array,
+    as_positive_float,
+    as_real_array,
+)
 from tilecast.grid import Grid
 from tilecast.raycast import DIAGONAL_GAPS, Hit, _cast, _check_flag, raycast
 from tilecast.tiles import TileMap
@@ -213,11 +219,7 @@ def _check_grid(grid: Any) -> Grid | TileMap:
 
 
 def _as_max_distances(value: Any, n: int) -> np.ndarray:
-    array = np.asarray(value)
-    if array.dtype == np.bool_ or not (
-        np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)
-    ):
-        raise TypeError(f"max_distance must be a number or an array of numbers, got {array.dtype}")
+    array = as_real_array("max_distance", value)
     if array.ndim == 0:
         array = array.reshape(1)
     elif array.shape != (n,):
@@ -482,11 +484,7 @@ def raycast_many(
 
 
 def _as_angles(angles: Any) -> np.ndarray:
-    array = np.asarray(angles)
-    if array.dtype == np.bool_ or not (
-        np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)
-    ):
-        raise TypeError(f"angles must be an array of numbers, got dtype {array.dtype}")
+    array = as_real_array("angles", angles)
     array = np.ascontiguousarray(array, dtype=np.float64).reshape(-1)
     if not np.isfinite(array).all():
         raise ValueError("angles must be finite")
@@ -494,11 +492,7 @@ def _as_angles(angles: Any) -> np.ndarray:
 
 
 def _as_poses(poses: Any) -> np.ndarray:
-    array = np.asarray(poses)
-    if array.dtype == np.bool_ or not (
-        np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)
-    ):
-        raise TypeError(f"poses must be an array of numbers, got dtype {array.dtype}")
+    array = as_real_array("poses", poses)
     if array.ndim != 2 or array.shape[1] != 3:
         raise ValueError(f"poses must have shape (P, 3) for (x, y, theta), got {array.shape}")
     array = np.ascontiguousarray(array, dtype=np.float64)
