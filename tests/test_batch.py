@@ -232,3 +232,26 @@ def test_beam_directions_are_within_two_ulps_of_libm():
         assert ulps[np.abs(exact) > 1e-3].max() <= 2
         assert np.abs(got - exact).max() <= 4.5e-16
     assert np.array_equal(d[1::2, 0], np.cos(theta + 1e6))
+
+
+def test_max_distance_equal_to_the_hit_distance():
+    """A hit at exactly max_distance counts, one ulp further does not.
+
+    The batch kernel decides crossings near max_distance by handing the ray
+    to the exact walk; this checks both sides of the boundary on every ray.
+    """
+    rng = np.random.default_rng(11)
+    grid = Grid(rng.random((50, 50)) < 0.1, tile_size=(0.7, 1.3), origin=(-2.0, 5.0))
+    n = 2100  # more than one block of chunks
+    origins = np.column_stack([rng.uniform(-2, 33, n), rng.uniform(5, 70, n)])
+    angles = rng.uniform(0, 2 * np.pi, n)
+    dirs = np.column_stack([np.cos(angles), np.sin(angles)])
+    free = raycast_many(grid, origins, dirs)
+    hit = free.hit & ~free.inside
+    assert hit.sum() > n // 2
+    at_hit = np.where(hit, free.distance, 5.0)
+    just_short = np.nextafter(at_hit, 0.0)
+    assert_same_as_raycast(grid, origins, dirs, at_hit)
+    assert_same_as_raycast(grid, origins, dirs, just_short)
+    assert raycast_many(grid, origins, dirs, at_hit).hit[hit].all()
+    assert not raycast_many(grid, origins, dirs, just_short).hit[hit].any()

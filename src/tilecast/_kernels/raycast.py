@@ -482,65 +482,6 @@ def cast_one(flat, rows, cols, outside_solid, ox, oy, w, h, x0, y0, dx, dy,
             return _miss(DONE)
 
 
-@njit(cache=True, parallel=True)
-def cast_many(accel, outside_solid, ox, oy, w, h, origins, directions, origin_stride,
-              max_distances, gaps, ignore_start, jump_min, distance, point, normal, cell,
-              inside, status, full):  # fmt: skip
-    """Cast every ray; ray k starts at origins[k // origin_stride].
-
-    One direction or one max distance broadcasts over all rays. Results go
-    to distance (N,), point (N, 2), normal (N, 2), cell (N, 2), inside (N,)
-    and status (N,); without `full` only distance and status are written
-    (the others may be empty).
-    """
-    rows = accel.shape[1] - 2
-    cols = accel.shape[2] - 2
-    flat = accel.reshape(-1)
-    n = distance.shape[0]
-    # 0 or 1: index multipliers (mixing a literal 0 and the loop index in a
-    # conditional would type the index as float)
-    direction_step = np.int64(directions.shape[0] != 1)
-    distance_step = np.int64(max_distances.shape[0] != 1)
-    for k in prange(n):
-        o = k // origin_stride
-        m = k * distance_step
-        d = k * direction_step
-        result = cast_one(flat, rows, cols, outside_solid, ox, oy, w, h, origins[o, 0],
-                          origins[o, 1], directions[d, 0], directions[d, 1], max_distances[m],
-                          gaps, ignore_start, jump_min)  # fmt: skip
-        status[k] = result[0]
-        distance[k] = result[1]
-        if full:
-            point[k, 0] = result[2]
-            point[k, 1] = result[3]
-            normal[k, 0] = result[4]
-            normal[k, 1] = result[5]
-            cell[k, 0] = result[6]
-            cell[k, 1] = result[7]
-            inside[k] = result[8]
-
-
-@njit(cache=True, parallel=True)
-def cast_scan(accel, outside_solid, ox, oy, w, h, poses, angles, max_range, jump_min, distance,
-              status):  # fmt: skip
-    """Lidar scans: ray k is beam k % B of pose k // B, direction sincos(theta + angle)."""
-    rows = accel.shape[1] - 2
-    cols = accel.shape[2] - 2
-    flat = accel.reshape(-1)
-    n_poses = poses.shape[0]
-    n_beams = angles.shape[0]
-    for p in prange(n_poses):
-        x0 = poses[p, 0]
-        y0 = poses[p, 1]
-        theta = poses[p, 2]
-        for b in range(n_beams):
-            s, c = sincos(theta + angles[b])
-            result = cast_one(flat, rows, cols, outside_solid, ox, oy, w, h, x0, y0, c, s,
-                              max_range, 0, False, jump_min)  # fmt: skip
-            status[p * n_beams + b] = result[0]
-            distance[p * n_beams + b] = result[1]
-
-
 # ------------------------------------------------------------ beam directions
 # pi/2 in three parts of 33 significant bits each (Cody and Waite), so that
 # k * part is exact for |k| < 2**20; the error of the reduced angle is then
@@ -582,14 +523,15 @@ def sincos(x):
         + r2 * (-1.0 / 87178291200.0
         + r2 * (1.0 / 20922789888000.0
         + r2 * (-1.0 / 6402373705728000.0))))))))  # fmt: skip
+    # (sin, cos) of quadrants 0..3: (s, c), (c, -s), (-s, -c), (-c, s); written
+    # with selects, since the quadrant of a random angle is unpredictable
     quadrant = np.int64(k) & 3
-    if quadrant == 0:
-        return sin_r, cos_r
-    if quadrant == 1:
-        return cos_r, -sin_r
-    if quadrant == 2:
-        return -sin_r, -cos_r
-    return -cos_r, sin_r
+    odd = (quadrant & 1) != 0
+    sin_x = cos_r if odd else sin_r
+    cos_x = sin_r if odd else cos_r
+    sin_x = -sin_x if (quadrant & 2) != 0 else sin_x
+    cos_x = -cos_x if ((quadrant + 1) & 2) != 0 else cos_x
+    return sin_x, cos_x
 
 
 @njit(cache=True, parallel=True)
