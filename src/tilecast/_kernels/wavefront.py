@@ -64,9 +64,8 @@ _SLOPE_RANGE = 1e200
 
 # float state, one row per ray (U0/V0 and the x/y pairs must stay adjacent:
 # the step reads them at column + axis)
-(U0, V0, FX, FY, SLOPE_VU, SLOPE_UV, SCALE_X, SCALE_Y, LO_D, HI_D,
- LINE, AXIS, PREV_LINE, PREV_AXIS) = range(14)  # fmt: skip
-N_FLOAT = 14
+U0, V0, FX, FY, SLOPE_VU, SLOPE_UV, SCALE_X, SCALE_Y, LO_D, HI_D, AXIS = range(11)
+N_FLOAT = 11
 # integer state
 NX, NY, SX, SY, PX, PY, BASE, IDX, PREV_IDX, VALUE, CODE = range(11)
 N_INT = 11
@@ -108,9 +107,8 @@ def _step(flat, row_step, st, si, k):
     frac = estimate - floor
     bound = _ESTIMATE_ERROR * (abs(estimate) + abs(st[k, V0 - axis])) + 1e-300
     landed = np.int64(floor)
-    line = x_line + axis * (y_line - x_line)
-    line_f = float(line)
-    distance = (line_f - st[k, U0 + axis]) * st[k, SCALE_X + axis]
+    line = float(x_line + axis * (y_line - x_line))
+    distance = (line - st[k, U0 + axis]) * st[k, SCALE_X + axis]
     sure = (
         np.int64(abs(diff) > tol)
         & np.int64(frac > bound)
@@ -128,10 +126,8 @@ def _step(flat, row_step, st, si, k):
     si[k, IDX] = next_idx
     si[k, VALUE] = value
     si[k, CODE] = sure + 2 * over
-    st[k, PREV_LINE] = st[k, LINE]
-    st[k, PREV_AXIS] = st[k, AXIS]
-    st[k, LINE] = line_f
-    st[k, AXIS] = y_first
+    # the axis of the crossing into a wall is kept (the line follows from the cell)
+    st[k, AXIS] = st[k, AXIS] if negative else y_first
     return sure & (1 - over) & (1 - negative)
 
 
@@ -189,7 +185,6 @@ def cast_chunk(flat, rows, cols, outside_solid, ox, oy, w, h, m, xs, ys, dxs, dy
         st[a, SCALE_Y] = norm / dv
         st[a, LO_D] = max_d * (1.0 - _DISTANCE_MARGIN)
         st[a, HI_D] = max_d * (1.0 + _DISTANCE_MARGIN)
-        st[a, LINE] = 0.0
         st[a, AXIS] = NO_CROSSING
         si[a, NX] = nx
         si[a, NY] = ny
@@ -214,19 +209,19 @@ def cast_chunk(flat, rows, cols, outside_solid, ox, oy, w, h, m, xs, ys, dxs, dy
     for a in range(m):
         k = lo + a
         value = si[a, VALUE]
-        hit_axis = st[a, PREV_AXIS]
+        hit_axis = st[a, AXIS]
         if value < 0 and hit_axis != NO_CROSSING and (value == SOLID or value == OFF_EMPTY):
             if value == OFF_EMPTY:  # walked off a map with an empty outside: never back
                 _write_miss(k, distance, point, normal, cell, inside, status, full)
                 continue
             _, u0, v0, du, dv, dx, dy, norm = start_ray(ox, oy, w, h, xs[a], ys[a], dxs[a],
                                                         dys[a])  # fmt: skip
-            line = st[a, PREV_LINE]
             rest = si[a, PREV_IDX] % plane_size
             j = rest // row_step - 1
             i = rest - (j + 1) * row_step - 1
             status[k] = DONE
             if hit_axis == 0.0:
+                line = float(i + 1 - si[a, PX])  # the column line crossed into cell i
                 t = (line - u0) / du
                 distance[k] = t * norm
                 if full:
@@ -235,6 +230,7 @@ def cast_chunk(flat, rows, cols, outside_solid, ox, oy, w, h, m, xs, ys, dxs, dy
                     normal[k, 0] = -1.0 if du > 0.0 else 1.0
                     normal[k, 1] = 0.0
             else:
+                line = float(j + 1 - si[a, PY])
                 t = (line - v0) / dv
                 distance[k] = t * norm
                 if full:
