@@ -46,7 +46,6 @@ from tilecast._kernels.raycast import (
     _FILTER,
     DONE,
     OFF_EMPTY,
-    SOLID,
     cast_one,
     sincos,
     start_ray,
@@ -210,7 +209,7 @@ def cast_chunk(flat, rows, cols, outside_solid, ox, oy, w, h, m, xs, ys, dxs, dy
         k = lo + a
         value = si[a, VALUE]
         hit_axis = st[a, AXIS]
-        if value < 0 and hit_axis != NO_CROSSING and (value == SOLID or value == OFF_EMPTY):
+        if value < 0 and hit_axis != NO_CROSSING:  # entered a wall or the outside
             if value == OFF_EMPTY:  # walked off a map with an empty outside: never back
                 _write_miss(k, distance, point, normal, cell, inside, status, full)
                 continue
