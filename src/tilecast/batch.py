@@ -280,7 +280,7 @@ def _run(
     scan needs.
     """
     from tilecast._kernels.raycast import UNSAFE
-    from tilecast._kernels.wavefront import cast_many
+    from tilecast._kernels.lanes import cast_many
 
     if isinstance(grid, TileMap):
         return _run_tilemap(grid, origins, origin_stride, directions, max_distances, gaps,
@@ -535,7 +535,7 @@ def scan_many(grid: Grid | TileMap, poses: Any, angles: Any, max_range: float) -
     >>> scan_many(grid, [(1.5, 1.5, 0.0), (0.5, 0.5, np.pi)], [0.0], 10.0).tolist()
     [[2.5], [0.5]]
     """
-    from tilecast._kernels.wavefront import cast_scan
+    from tilecast._kernels.lanes import cast_scan
 
     grid = _check_grid(grid)
     pose_array = _as_poses(poses)

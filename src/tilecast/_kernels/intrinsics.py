@@ -27,3 +27,25 @@ def prefetch(typingctx, array, index):
         return context.get_dummy_value()
 
     return sig, codegen
+
+
+@intrinsic
+def float_bits(typingctx, value):
+    """The bits of a float64 as an int64 (a bit cast, no conversion)."""
+    sig = types.int64(types.float64)
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(64))
+
+    return sig, codegen
+
+
+@intrinsic
+def bits_float(typingctx, bits):
+    """The float64 whose bits are the given int64 (a bit cast, no conversion)."""
+    sig = types.float64(types.int64)
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.DoubleType())
+
+    return sig, codegen

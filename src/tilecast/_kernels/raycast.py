@@ -502,6 +502,12 @@ def sincos(x):
     """
     if not abs(x) < _SINCOS_RANGE:
         return math.sin(x), math.cos(x)
+    return sincos_near(x)
+
+
+@njit(cache=True, inline="always")
+def sincos_near(x):
+    """:func:`sincos` for ``abs(x) < _SINCOS_RANGE`` (no branch: loops over it vectorise)."""
     k = math.floor(x * _TWO_OVER_PI + 0.5)
     r = ((x - k * _PIO2_1) - k * _PIO2_2) - k * _PIO2_3
     r2 = r * r

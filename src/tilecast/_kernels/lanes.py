@@ -1,0 +1,511 @@
+"""Batch ray casting on a grid: rays walked in SIMD lanes.
+
+The walk of one ray is a chain of dependent steps (load a cell's clearance,
+decide which border the ray leaves by, land, load again), and a core runs
+such a chain far below its capacity. So a thread keeps ``LANES`` rays in
+flight, one per *lane*, with each ray's state stored field by field
+(structure of arrays). A *pass* advances every lane by one step: first the
+cells the lanes stand on are read (independent loads, so the core overlaps
+them; they were prefetched at the end of the previous pass), then one loop
+with no branch and no indirect access computes the step for all lanes,
+which the compiler turns into SIMD code (eight lanes per AVX-512
+instruction, four with AVX2). After the pass, each lane whose ray stopped
+writes that ray's answer and takes the next ray; rays are set up a batch at
+a time (``STAGE`` rays, also in one vectorised loop) and copied into the
+lanes that free up.
+
+One step is the jump of :func:`tilecast._kernels.raycast.cast_one` and the
+grid-line crossing that ends it, merged: from a cell with clearance ``r``
+(``r = 0`` is a plain step) the ray leaves the empty square towards its
+quadrant by line ``X = nx + sx*r`` or ``Y = ny + sy*r``, whichever it meets
+first, and enters the cell beyond. The step stops its ray whenever an exact
+decision would be needed:
+
+- the float filter cannot order the two crossings (a tie is a corner, where
+  the diagonal-gap rule applies);
+- the landing estimate lies within its error bound of a grid line;
+- the crossing's distance lies within 1e-12 (relative) of ``max_distance``.
+
+Such rays, and rays that start off the map, inside a wall, on an axis or
+with numbers outside the range where the step's arithmetic is proven, are
+finished by :func:`cast_one` from their start, so every ray's answer is the
+exact one, bit for bit. On the standard workloads that is about one ray in
+a hundred thousand.
+
+Why the distance test is exact: the reference stops at the first crossing
+whose float distance ``((X - u0) / du) * norm`` exceeds ``max_distance``.
+A step only checks the crossing that ends it; the crossings it jumps over
+come before that one, so (the formula being monotone up to a few ulps) they
+are within the limit when the last one is clearly within it, and when the
+last one is clearly beyond, the ray ends in empty cells either way.
+
+Memory safety: a lane's next cell index is clamped to the map array, so
+even a lane whose ray has stopped (it keeps stepping until it gets a new
+ray, its results ignored) never reads outside it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from tilecast._kernels.intrinsics import bits_float, float_bits, prefetch
+from tilecast._kernels.raycast import (
+    _ESTIMATE_ERROR,
+    _FILTER,
+    _SAFE_DIRECTION,
+    _SAFE_LARGE,
+    _SAFE_SMALL,
+    _SINCOS_RANGE,
+    DONE,
+    OFF_EMPTY,
+    cast_one,
+    sincos_near,
+)
+
+#: Rays in flight per thread.
+LANES = 64
+#: Rays set up together.
+STAGE = 256
+# Fields are stored this many entries apart: an odd number of cache lines, so
+# that the fields of one ray fall in different sets of the L1 cache.
+LANE_STRIDE = LANES + 8
+STAGE_STRIDE = STAGE + 8
+#: Rays per parallel task.
+TASK = 8192
+# The distance test's relative margin (the float estimate is within a few
+# ulps of the reference's formula).
+_DISTANCE_MARGIN = 1e-12
+# Slopes dv/du outside (1e-200, 1e200) go to cast_one (keeps estimates finite).
+_SLOPE_RANGE = 1e200
+NO_CROSSING = 2.0  # AXIS before the first crossing
+
+# Float fields of a lane: the walk's, then those of the answer (the last
+# four only for the hit point).
+U0, V0, FX, FY, SLOPE_VU, SLOPE_UV, SCALE_X, SCALE_Y, LO_D, HI_D, AXIS = range(11)
+DU, DV, NORM, X0, Y0, DX_SCALED, DY_SCALED = range(11, 18)
+N_FLOAT = 18
+# Integer fields. CURRENT: the value of the cell at IDX, read for the step.
+# GOING: 1 while the ray walks on (when staged: 1 if the ray can walk at all).
+NX, NY, PX, PY, BASE, IDX, VALUE, CODE, CURRENT, GOING, RAY = range(11)
+N_INT = 11
+# fields a lane takes from the staged ray (the others are set or computed)
+_COPIED_FLOATS = (U0, V0, FX, FY, SLOPE_VU, SLOPE_UV, SCALE_X, SCALE_Y, LO_D, HI_D, DU, DV, NORM)
+_COPIED_FLOATS_FULL = (X0, Y0, DX_SCALED, DY_SCALED)
+_COPIED_INTS = (NX, NY, PX, PY, BASE, IDX)
+
+# kinds of input
+MANY = 0
+SCAN = 1
+
+
+@njit(cache=True, inline="always")
+def _at(field, stride, t):
+    """The index of a field of lane (or staged ray) t, unsigned: Numba skips
+    the negative-index handling."""
+    return np.uint64(field * stride + t)
+
+
+@njit(cache=True, error_model="numpy")
+def _stage(m, ox, oy, w, h, rows, cols, xs, ys, dxs, dys, limits, sf, si):
+    """Set up rays 0 .. m - 1 of the staging buffers (no branch: vectorises).
+
+    Tile-space start and direction as :func:`start_ray` computes them (the
+    direction scaled by a power of two so its larger component is in [1, 2);
+    here by a multiplication with that power, built from the exponent bits).
+    """
+    row_step = np.int64(cols + 2)
+    plane_size = (rows + 2) * row_step
+    for s in range(m):
+        x0 = xs[s]
+        y0 = ys[s]
+        dx0 = dxs[s]
+        dy0 = dys[s]
+        exponent = (float_bits(max(abs(dx0), abs(dy0))) >> 52) & 0x7FF
+        scalable = (exponent >= 1) & (exponent <= 2045)
+        factor = bits_float((2046 - exponent) << 52)  # 2 ** (1023 - exponent)
+        dx = dx0 * factor
+        dy = dy0 * factor
+        u0 = (x0 - ox) / w  # x / 1.0 == x: the same as start_ray's shortcut
+        v0 = (y0 - oy) / h
+        du = dx / w
+        dv = dy / h
+        safe = (
+            ((u0 == 0.0) | ((abs(u0) >= _SAFE_SMALL) & (abs(u0) <= _SAFE_LARGE)))
+            & ((v0 == 0.0) | ((abs(v0) >= _SAFE_SMALL) & (abs(v0) <= _SAFE_LARGE)))
+            & ((du == 0.0) | ((abs(du) >= _SAFE_SMALL) & (abs(du) <= _SAFE_DIRECTION)))
+            & ((dv == 0.0) | ((abs(dv) >= _SAFE_SMALL) & (abs(dv) <= _SAFE_DIRECTION)))
+        )
+        norm = math.sqrt(dx * dx + dy * dy)
+        px = np.float64(du > 0.0)
+        py = np.float64(dv > 0.0)
+        i = px * math.floor(u0) + (1.0 - px) * (math.ceil(u0) - 1.0)
+        j = py * math.floor(v0) + (1.0 - py) * (math.ceil(v0) - 1.0)
+        slope = dv / du
+        max_d = min(limits[s], 1e300)
+        good = (
+            scalable
+            & safe
+            & (du != 0.0)
+            & (dv != 0.0)
+            & (i >= 0.0)
+            & (i < cols)
+            & (j >= 0.0)
+            & (j < rows)
+            & (abs(slope) > 1.0 / _SLOPE_RANGE)
+            & (abs(slope) < _SLOPE_RANGE)
+        )
+        on = np.float64(good)
+        pxi = np.int64(px)
+        pyi = np.int64(py)
+        quadrant = (1 - pxi) + 2 * (1 - pyi)
+        base = quadrant * plane_size + row_step + 1 - pyi * row_step - pxi
+        nx = np.int64(on * i) + pxi
+        ny = np.int64(on * j) + pyi
+        sf[U0 * STAGE_STRIDE + s] = u0
+        sf[V0 * STAGE_STRIDE + s] = v0
+        sf[FX * STAGE_STRIDE + s] = (2.0 * px - 1.0) * abs(dv)
+        sf[FY * STAGE_STRIDE + s] = (2.0 * py - 1.0) * abs(du)
+        sf[SLOPE_VU * STAGE_STRIDE + s] = slope
+        sf[SLOPE_UV * STAGE_STRIDE + s] = 1.0 / slope
+        sf[SCALE_X * STAGE_STRIDE + s] = norm / du
+        sf[SCALE_Y * STAGE_STRIDE + s] = norm / dv
+        sf[DU * STAGE_STRIDE + s] = du
+        sf[DV * STAGE_STRIDE + s] = dv
+        sf[NORM * STAGE_STRIDE + s] = norm
+        sf[LO_D * STAGE_STRIDE + s] = max_d * (1.0 - _DISTANCE_MARGIN)
+        sf[HI_D * STAGE_STRIDE + s] = max_d * (1.0 + _DISTANCE_MARGIN)
+        sf[X0 * STAGE_STRIDE + s] = x0
+        sf[Y0 * STAGE_STRIDE + s] = y0
+        sf[DX_SCALED * STAGE_STRIDE + s] = dx
+        sf[DY_SCALED * STAGE_STRIDE + s] = dy
+        si[NX * STAGE_STRIDE + s] = nx
+        si[NY * STAGE_STRIDE + s] = ny
+        si[PX * STAGE_STRIDE + s] = pxi
+        si[PY * STAGE_STRIDE + s] = pyi
+        si[BASE * STAGE_STRIDE + s] = base
+        si[IDX * STAGE_STRIDE + s] = base + ny * row_step + nx
+        si[GOING * STAGE_STRIDE + s] = np.int64(good)
+
+
+@njit(cache=True, error_model="numpy")
+def _advance(flat, row_step, lf, li):
+    """One pass: every lane leaves its cell's empty square and enters the next cell.
+
+    Sets GOING to 1 for the lanes whose ray walks on. The value of the cell a
+    lane enters is read at its next pass; a negative value there ends it, and
+    the lane then keeps the state of the crossing into that cell.
+    """
+    top = np.int64(flat.shape[0] - 1)
+    for t in range(LANES):  # the loads (indirect: kept out of the SIMD loop)
+        li[CURRENT * LANE_STRIDE + t] = flat[li[IDX * LANE_STRIDE + t]]
+    for t in range(LANES):
+        value = li[CURRENT * LANE_STRIDE + t]
+        negative = value < 0
+        r = max(value, 0)
+        px = li[PX * LANE_STRIDE + t]
+        py = li[PY * LANE_STRIDE + t]
+        sx = 2 * px - 1
+        sy = 2 * py - 1
+        old_nx = li[NX * LANE_STRIDE + t]
+        old_ny = li[NY * LANE_STRIDE + t]
+        x_line = old_nx + sx * r
+        y_line = old_ny + sy * r
+        u0 = lf[U0 * LANE_STRIDE + t]
+        v0 = lf[V0 * LANE_STRIDE + t]
+        ax = float(x_line) - u0
+        by = float(y_line) - v0
+        a = ax * lf[FX * LANE_STRIDE + t]
+        b = by * lf[FY * LANE_STRIDE + t]
+        diff = a - b
+        tol = _FILTER * (a + b)
+        # both candidate crossings are worked out, then one is chosen (every
+        # value is loaded unconditionally: a choice between two loads would
+        # stop the loop from vectorising)
+        row_at_x = v0 + ax * lf[SLOPE_VU * LANE_STRIDE + t]
+        col_at_y = u0 + by * lf[SLOPE_UV * LANE_STRIDE + t]
+        distance_x = ax * lf[SCALE_X * LANE_STRIDE + t]
+        distance_y = by * lf[SCALE_Y * LANE_STRIDE + t]
+        y_first = diff >= 0.0  # else the x line comes first
+        estimate = col_at_y if y_first else row_at_x
+        start = u0 if y_first else v0
+        distance = distance_y if y_first else distance_x
+        floor = math.floor(estimate)
+        frac = estimate - floor
+        bound = _ESTIMATE_ERROR * (abs(estimate) + abs(start)) + 1e-300
+        landed = np.int64(floor)
+        over = distance > lf[HI_D * LANE_STRIDE + t]
+        sure = (
+            (abs(diff) > tol)
+            & (frac > bound)
+            & (frac < 1.0 - bound)
+            & ((distance < lf[LO_D * LANE_STRIDE + t]) | over)
+        )
+        nx = (landed + px) if y_first else (x_line + sx)
+        ny = (y_line + sy) if y_first else (landed + py)
+        next_idx = min(max(li[BASE * LANE_STRIDE + t] + ny * row_step + nx, 0), top)
+        # a ray that stands in a wall keeps the crossing that brought it there
+        li[NX * LANE_STRIDE + t] = old_nx if negative else nx
+        li[NY * LANE_STRIDE + t] = old_ny if negative else ny
+        idx = li[IDX * LANE_STRIDE + t]
+        li[IDX * LANE_STRIDE + t] = idx if negative else next_idx
+        axis = lf[AXIS * LANE_STRIDE + t]
+        lf[AXIS * LANE_STRIDE + t] = axis if negative else np.float64(y_first)
+        li[VALUE * LANE_STRIDE + t] = value
+        li[CODE * LANE_STRIDE + t] = np.int64(sure) + 2 * np.int64(over)
+        li[GOING * LANE_STRIDE + t] = np.int64(sure & (not over) & (not negative))
+    for t in range(LANES):  # the cells the next pass reads
+        prefetch(flat, li[IDX * LANE_STRIDE + t])
+
+
+@njit(cache=True, inline="always")
+def _write_miss(k, distance, point, normal, cell, inside, status, full):
+    status[k] = DONE
+    distance[k] = np.inf
+    if full:
+        point[k, 0] = np.nan
+        point[k, 1] = np.nan
+        normal[k, 0] = 0.0
+        normal[k, 1] = 0.0
+        cell[k, 0] = -1
+        cell[k, 1] = -1
+        inside[k] = 0
+
+
+@njit(cache=True)
+def _cast_alone(k, flat, rows, cols, outside_solid, ox, oy, w, h, x0, y0, dx, dy, max_distance,
+                gaps, ignore_start, jump_min, distance, point, normal, cell, inside, status,
+                full):  # fmt: skip
+    """Cast ray k with the one-ray kernel and write its answer."""
+    result = cast_one(flat, rows, cols, outside_solid, ox, oy, w, h, x0, y0, dx, dy,
+                      max_distance, gaps, ignore_start, jump_min)  # fmt: skip
+    status[k] = result[0]
+    distance[k] = result[1]
+    if full:
+        point[k, 0] = result[2]
+        point[k, 1] = result[3]
+        normal[k, 0] = result[4]
+        normal[k, 1] = result[5]
+        cell[k, 0] = result[6]
+        cell[k, 1] = result[7]
+        inside[k] = result[8]
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _finish(t, lf, li, ox, oy, w, h, distance, point, normal, cell, inside, status, full):
+    """Write the answer of the ray that stopped in lane t; False if cast_one must decide it."""
+    k = li[_at(RAY, LANE_STRIDE, t)]
+    value = li[_at(VALUE, LANE_STRIDE, t)]
+    hit_axis = lf[_at(AXIS, LANE_STRIDE, t)]
+    if value < 0 and hit_axis != NO_CROSSING:  # entered a wall or the outside
+        if value == OFF_EMPTY:  # walked off a map with an empty outside: never back
+            _write_miss(k, distance, point, normal, cell, inside, status, full)
+            return True
+        px = li[_at(PX, LANE_STRIDE, t)]
+        py = li[_at(PY, LANE_STRIDE, t)]
+        nx = li[_at(NX, LANE_STRIDE, t)]
+        ny = li[_at(NY, LANE_STRIDE, t)]
+        # the line crossed into the wall (a column line when hit_axis is 0)
+        # and the reference's distance to it, bit for bit
+        if hit_axis == 0.0:
+            line = float(nx + 1 - 2 * px)
+            along = (line - lf[_at(U0, LANE_STRIDE, t)]) / lf[_at(DU, LANE_STRIDE, t)]
+        else:
+            line = float(ny + 1 - 2 * py)
+            along = (line - lf[_at(V0, LANE_STRIDE, t)]) / lf[_at(DV, LANE_STRIDE, t)]
+        status[k] = DONE
+        distance[k] = along * lf[_at(NORM, LANE_STRIDE, t)]
+        if full:
+            if hit_axis == 0.0:
+                point[k, 0] = ox + line * w
+                point[k, 1] = (
+                    lf[_at(Y0, LANE_STRIDE, t)] + along * lf[_at(DY_SCALED, LANE_STRIDE, t)]
+                )
+                normal[k, 0] = 1.0 - 2.0 * px
+                normal[k, 1] = 0.0
+            else:
+                point[k, 0] = (
+                    lf[_at(X0, LANE_STRIDE, t)] + along * lf[_at(DX_SCALED, LANE_STRIDE, t)]
+                )
+                point[k, 1] = oy + line * h
+                normal[k, 0] = 0.0
+                normal[k, 1] = 1.0 - 2.0 * py
+            cell[k, 0] = nx - px
+            cell[k, 1] = ny - py
+            inside[k] = 0
+        return True
+    if value >= 0 and li[_at(CODE, LANE_STRIDE, t)] == 3:  # sure, and beyond max_distance
+        _write_miss(k, distance, point, normal, cell, inside, status, full)
+        return True
+    return False
+
+
+@njit(cache=True, error_model="numpy")
+def _gather(kind, first, m, origins, directions, origin_stride, max_distances, poses, angles,
+            max_range, xs, ys, dxs, dys, limits):  # fmt: skip
+    """Copy rays first .. first + m - 1 of the input into the staging buffers."""
+    if kind == MANY:
+        direction_step = np.int64(directions.shape[0] != 1)
+        distance_step = np.int64(max_distances.shape[0] != 1)
+        o = first // origin_stride
+        within = first - o * origin_stride
+        for s in range(m):
+            k = first + s
+            xs[s] = origins[o, 0]
+            ys[s] = origins[o, 1]
+            dxs[s] = directions[k * direction_step, 0]
+            dys[s] = directions[k * direction_step, 1]
+            limits[s] = max_distances[k * distance_step]
+            within += 1
+            if within == origin_stride:
+                within = 0
+                o += 1
+    else:
+        n_beams = angles.shape[0]
+        p = first // n_beams
+        beam = first - p * n_beams
+        for s in range(m):
+            xs[s] = poses[p, 0]
+            ys[s] = poses[p, 1]
+            dxs[s] = poses[p, 2] + angles[beam]  # the angle, for now
+            beam += 1
+            if beam == n_beams:
+                beam = 0
+                p += 1
+        for s in range(m):  # vectorises
+            sine, cosine = sincos_near(dxs[s])
+            dys[s] = sine
+            limits[s] = cosine
+        for s in range(m):
+            angle = dxs[s]
+            if abs(angle) < _SINCOS_RANGE:
+                dxs[s] = limits[s]
+            else:  # rare: libm
+                dxs[s] = math.cos(angle)
+                dys[s] = math.sin(angle)
+            limits[s] = max_range
+
+
+@njit(cache=True, error_model="numpy")
+def _run(kind, lo, hi, flat, rows, cols, outside_solid, ox, oy, w, h, origins, directions,
+         origin_stride, max_distances, poses, angles, max_range, gaps, ignore_start, jump_min,
+         distance, point, normal, cell, inside, status, full):  # fmt: skip
+    """Cast rays lo .. hi - 1, LANES at a time."""
+    row_step = np.int64(cols + 2)
+    lf = np.zeros(N_FLOAT * LANE_STRIDE)
+    li = np.zeros(N_INT * LANE_STRIDE, dtype=np.int64)  # every lane idle: GOING 0, IDX 0
+    for t in range(LANES):
+        li[RAY * LANE_STRIDE + t] = -1
+    sf = np.empty(N_FLOAT * STAGE_STRIDE)
+    si = np.empty(N_INT * STAGE_STRIDE, dtype=np.int64)
+    xs = np.empty(STAGE)
+    ys = np.empty(STAGE)
+    dxs = np.empty(STAGE)
+    dys = np.empty(STAGE)
+    limits = np.empty(STAGE)
+    ray = np.empty(5)  # one ray's input, for cast_one
+    stopped = np.empty(LANES, dtype=np.int64)
+    next_ray = lo  # the first ray not staged yet
+    first_staged = lo
+    n_staged = 0
+    cursor = 0  # the next staged ray to hand to a lane
+    live = 0
+    while True:
+        n_stopped = 0
+        for t in range(LANES):
+            stopped[n_stopped] = t
+            n_stopped += 1 - li[GOING * LANE_STRIDE + t]
+        for e in range(n_stopped):
+            t = stopped[e]
+            k = li[_at(RAY, LANE_STRIDE, t)]
+            if k >= 0:
+                live -= 1
+                if not _finish(t, lf, li, ox, oy, w, h, distance, point, normal, cell, inside,
+                               status, full):  # fmt: skip
+                    # rare: an exact decision; cast_one walks the ray from its start
+                    _gather(kind, k, 1, origins, directions, origin_stride, max_distances, poses,
+                            angles, max_range, ray[0:1], ray[1:2], ray[2:3], ray[3:4],
+                            ray[4:5])  # fmt: skip
+                    _cast_alone(k, flat, rows, cols, outside_solid, ox, oy, w, h, ray[0], ray[1],
+                                ray[2], ray[3], ray[4], gaps, ignore_start, jump_min, distance,
+                                point, normal, cell, inside, status, full)  # fmt: skip
+                li[_at(RAY, LANE_STRIDE, t)] = -1
+            while True:  # hand the lane the next ray that can walk
+                if cursor == n_staged:
+                    if next_ray == hi:
+                        break
+                    n_staged = min(STAGE, hi - next_ray)
+                    _gather(kind, next_ray, n_staged, origins, directions, origin_stride,
+                            max_distances, poses, angles, max_range, xs, ys, dxs, dys,
+                            limits)  # fmt: skip
+                    _stage(n_staged, ox, oy, w, h, rows, cols, xs, ys, dxs, dys, limits, sf, si)
+                    first_staged = next_ray
+                    next_ray += n_staged
+                    cursor = 0
+                s = cursor
+                cursor += 1
+                if si[_at(GOING, STAGE_STRIDE, s)] != 0:
+                    for f in _COPIED_FLOATS:
+                        lf[_at(f, LANE_STRIDE, t)] = sf[_at(f, STAGE_STRIDE, s)]
+                    if full:
+                        for f in _COPIED_FLOATS_FULL:
+                            lf[_at(f, LANE_STRIDE, t)] = sf[_at(f, STAGE_STRIDE, s)]
+                    for f in _COPIED_INTS:
+                        li[_at(f, LANE_STRIDE, t)] = si[_at(f, STAGE_STRIDE, s)]
+                    lf[_at(AXIS, LANE_STRIDE, t)] = NO_CROSSING
+                    li[_at(RAY, LANE_STRIDE, t)] = first_staged + s
+                    live += 1
+                    break
+                _cast_alone(first_staged + s, flat, rows, cols, outside_solid, ox, oy, w, h,
+                            xs[s], ys[s], dxs[s], dys[s], limits[s], gaps, ignore_start,
+                            jump_min, distance, point, normal, cell, inside, status,
+                            full)  # fmt: skip
+        if live == 0:
+            return
+        _advance(flat, row_step, lf, li)
+
+
+@njit(cache=True, parallel=True)
+def cast_many(accel, outside_solid, ox, oy, w, h, origins, directions, origin_stride,
+              max_distances, gaps, ignore_start, jump_min, distance, point, normal, cell,
+              inside, status, full):  # fmt: skip
+    """Cast every ray; ray k starts at origins[k // origin_stride].
+
+    One direction or one max distance broadcasts over all rays. Results go
+    to distance (N,), point (N, 2), normal (N, 2), cell (N, 2), inside (N,)
+    and status (N,); without `full` only distance and status are written
+    (the others may be empty).
+    """
+    rows = accel.shape[1] - 2
+    cols = accel.shape[2] - 2
+    flat = accel.reshape(-1)
+    n = distance.shape[0]
+    poses = np.empty((0, 3))
+    angles = np.empty(0)
+    for task in prange((n + TASK - 1) // TASK):
+        lo = task * TASK
+        _run(MANY, lo, min(n, lo + TASK), flat, rows, cols, outside_solid, ox, oy, w, h,
+             origins, directions, origin_stride, max_distances, poses, angles, 0.0, gaps,
+             ignore_start, jump_min, distance, point, normal, cell, inside, status,
+             full)  # fmt: skip
+
+
+@njit(cache=True, parallel=True)
+def cast_scan(accel, outside_solid, ox, oy, w, h, poses, angles, max_range, jump_min, distance,
+              status):  # fmt: skip
+    """Lidar scans: ray k is beam k % B of pose k // B, direction sincos(theta + angle)."""
+    rows = accel.shape[1] - 2
+    cols = accel.shape[2] - 2
+    flat = accel.reshape(-1)
+    n = distance.shape[0]
+    empty2 = np.empty((0, 2))
+    empty2i = np.empty((0, 2), dtype=np.int64)
+    empty1 = np.empty(0, dtype=np.uint8)
+    for task in prange((n + TASK - 1) // TASK):
+        lo = task * TASK
+        _run(SCAN, lo, min(n, lo + TASK), flat, rows, cols, outside_solid, ox, oy, w, h,
+             empty2, empty2, 1, empty1.astype(np.float64), poses, angles, max_range, 0,
+             False, jump_min, distance, empty2, empty2, empty2i, empty1, status,
+             False)  # fmt: skip
