@@ -88,9 +88,13 @@ U0, V0, FX, FY, SLOPE_VU, SLOPE_UV, SCALE_X, SCALE_Y, LO_D, HI_D, AXIS = range(1
 DU, DV, NORM, X0, Y0, DX_SCALED, DY_SCALED = range(11, 18)
 N_FLOAT = 18
 # Integer fields. CURRENT: the value of the cell at IDX, read for the step.
-# GOING: 1 while the ray walks on (when staged: 1 if the ray can walk at all).
-NX, NY, PX, PY, BASE, IDX, VALUE, CODE, CURRENT, GOING, RAY = range(11)
-N_INT = 11
+# STATE: what the last step found, SURE + OVER + IN_WALL; the ray walks on
+# while it is SURE alone (when staged: SURE if the ray can walk at all).
+NX, NY, PX, PY, BASE, IDX, CURRENT, STATE, RAY = range(9)
+N_INT = 9
+SURE = 1  # the step needed no exact decision
+OVER = 2  # and its crossing lies beyond max_distance
+IN_WALL = 4  # the cell the ray stands on (CURRENT) is a wall or off the map
 # fields a lane takes from the staged ray (the others are set or computed)
 _COPIED_FLOATS = (U0, V0, FX, FY, SLOPE_VU, SLOPE_UV, SCALE_X, SCALE_Y, LO_D, HI_D, DU, DV, NORM)
 _COPIED_FLOATS_FULL = (X0, Y0, DX_SCALED, DY_SCALED)
@@ -187,14 +191,14 @@ def _stage(m, ox, oy, w, h, rows, cols, xs, ys, dxs, dys, limits, sf, si):
         si[PY * STAGE_STRIDE + s] = pyi
         si[BASE * STAGE_STRIDE + s] = base
         si[IDX * STAGE_STRIDE + s] = base + ny * row_step + nx
-        si[GOING * STAGE_STRIDE + s] = np.int64(good)
+        si[STATE * STAGE_STRIDE + s] = np.int64(good)  # SURE or 0
 
 
 @njit(cache=True, error_model="numpy")
 def _advance(flat, row_step, lf, li):
     """One pass: every lane leaves its cell's empty square and enters the next cell.
 
-    Sets GOING to 1 for the lanes whose ray walks on. The value of the cell a
+    Sets STATE to SURE for the lanes whose ray walks on. The value of the cell a
     lane enters is read at its next pass; a negative value there ends it, and
     the lane then keeps the state of the crossing into that cell.
     """
@@ -253,9 +257,9 @@ def _advance(flat, row_step, lf, li):
         li[IDX * LANE_STRIDE + t] = idx if negative else next_idx
         axis = lf[AXIS * LANE_STRIDE + t]
         lf[AXIS * LANE_STRIDE + t] = axis if negative else np.float64(y_first)
-        li[VALUE * LANE_STRIDE + t] = value
-        li[CODE * LANE_STRIDE + t] = np.int64(sure) + 2 * np.int64(over)
-        li[GOING * LANE_STRIDE + t] = np.int64(sure & (not over) & (not negative))
+        li[STATE * LANE_STRIDE + t] = (
+            SURE * np.int64(sure) + OVER * np.int64(over) + IN_WALL * np.int64(negative)
+        )
     for t in range(LANES):  # the cells the next pass reads
         prefetch(flat, li[IDX * LANE_STRIDE + t])
 
@@ -297,10 +301,10 @@ def _cast_alone(k, flat, rows, cols, outside_solid, ox, oy, w, h, x0, y0, dx, dy
 def _finish(t, lf, li, ox, oy, w, h, distance, point, normal, cell, inside, status, full):
     """Write the answer of the ray that stopped in lane t; False if cast_one must decide it."""
     k = li[_at(RAY, LANE_STRIDE, t)]
-    value = li[_at(VALUE, LANE_STRIDE, t)]
+    state = li[_at(STATE, LANE_STRIDE, t)]
     hit_axis = lf[_at(AXIS, LANE_STRIDE, t)]
-    if value < 0 and hit_axis != NO_CROSSING:  # entered a wall or the outside
-        if value == OFF_EMPTY:  # walked off a map with an empty outside: never back
+    if state >= IN_WALL and hit_axis != NO_CROSSING:  # entered a wall or the outside
+        if li[_at(CURRENT, LANE_STRIDE, t)] == OFF_EMPTY:  # off a map with an empty outside
             _write_miss(k, distance, point, normal, cell, inside, status, full)
             return True
         px = li[_at(PX, LANE_STRIDE, t)]
@@ -308,17 +312,17 @@ def _finish(t, lf, li, ox, oy, w, h, distance, point, normal, cell, inside, stat
         nx = li[_at(NX, LANE_STRIDE, t)]
         ny = li[_at(NY, LANE_STRIDE, t)]
         # the line crossed into the wall (a column line when hit_axis is 0)
-        # and the reference's distance to it, bit for bit
-        if hit_axis == 0.0:
-            line = float(nx + 1 - 2 * px)
-            along = (line - lf[_at(U0, LANE_STRIDE, t)]) / lf[_at(DU, LANE_STRIDE, t)]
-        else:
-            line = float(ny + 1 - 2 * py)
-            along = (line - lf[_at(V0, LANE_STRIDE, t)]) / lf[_at(DV, LANE_STRIDE, t)]
+        # and the reference's distance to it, bit for bit (selects, no branch:
+        # the axis is a coin toss)
+        on_x = hit_axis == 0.0
+        line = float(nx + 1 - 2 * px) if on_x else float(ny + 1 - 2 * py)
+        start = lf[_at(U0, LANE_STRIDE, t)] if on_x else lf[_at(V0, LANE_STRIDE, t)]
+        speed = lf[_at(DU, LANE_STRIDE, t)] if on_x else lf[_at(DV, LANE_STRIDE, t)]
+        along = (line - start) / speed
         status[k] = DONE
         distance[k] = along * lf[_at(NORM, LANE_STRIDE, t)]
         if full:
-            if hit_axis == 0.0:
+            if on_x:
                 point[k, 0] = ox + line * w
                 point[k, 1] = (
                     lf[_at(Y0, LANE_STRIDE, t)] + along * lf[_at(DY_SCALED, LANE_STRIDE, t)]
@@ -336,7 +340,7 @@ def _finish(t, lf, li, ox, oy, w, h, distance, point, normal, cell, inside, stat
             cell[k, 1] = ny - py
             inside[k] = 0
         return True
-    if value >= 0 and li[_at(CODE, LANE_STRIDE, t)] == 3:  # sure, and beyond max_distance
+    if state == SURE + OVER:  # beyond max_distance, in empty cells
         _write_miss(k, distance, point, normal, cell, inside, status, full)
         return True
     return False
@@ -395,7 +399,7 @@ def _run(kind, lo, hi, flat, rows, cols, outside_solid, ox, oy, w, h, origins, d
     """Cast rays lo .. hi - 1, LANES at a time."""
     row_step = np.int64(cols + 2)
     lf = np.zeros(N_FLOAT * LANE_STRIDE)
-    li = np.zeros(N_INT * LANE_STRIDE, dtype=np.int64)  # every lane idle: GOING 0, IDX 0
+    li = np.zeros(N_INT * LANE_STRIDE, dtype=np.int64)  # every lane idle: STATE 0, IDX 0
     for t in range(LANES):
         li[RAY * LANE_STRIDE + t] = -1
     sf = np.empty(N_FLOAT * STAGE_STRIDE)
@@ -416,7 +420,7 @@ def _run(kind, lo, hi, flat, rows, cols, outside_solid, ox, oy, w, h, origins, d
         n_stopped = 0
         for t in range(LANES):
             stopped[n_stopped] = t
-            n_stopped += 1 - li[GOING * LANE_STRIDE + t]
+            n_stopped += li[STATE * LANE_STRIDE + t] != SURE
         for e in range(n_stopped):
             t = stopped[e]
             k = li[_at(RAY, LANE_STRIDE, t)]
@@ -446,7 +450,7 @@ def _run(kind, lo, hi, flat, rows, cols, outside_solid, ox, oy, w, h, origins, d
                     cursor = 0
                 s = cursor
                 cursor += 1
-                if si[_at(GOING, STAGE_STRIDE, s)] != 0:
+                if si[_at(STATE, STAGE_STRIDE, s)] == SURE:
                     for f in _COPIED_FLOATS:
                         lf[_at(f, LANE_STRIDE, t)] = sf[_at(f, STAGE_STRIDE, s)]
                     if full:
