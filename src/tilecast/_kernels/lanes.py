@@ -264,20 +264,6 @@ def _advance(flat, row_step, lf, li):
         prefetch(flat, li[IDX * LANE_STRIDE + t])
 
 
-@njit(cache=True, inline="always")
-def _write_miss(k, distance, point, normal, cell, inside, status, full):
-    status[k] = DONE
-    distance[k] = np.inf
-    if full:
-        point[k, 0] = np.nan
-        point[k, 1] = np.nan
-        normal[k, 0] = 0.0
-        normal[k, 1] = 0.0
-        cell[k, 0] = -1
-        cell[k, 1] = -1
-        inside[k] = 0
-
-
 @njit(cache=True)
 def _cast_alone(k, flat, rows, cols, outside_solid, ox, oy, w, h, x0, y0, dx, dy, max_distance,
                 gaps, ignore_start, jump_min, distance, point, normal, cell, inside, status,
@@ -297,53 +283,21 @@ def _cast_alone(k, flat, rows, cols, outside_solid, ox, oy, w, h, x0, y0, dx, dy
         inside[k] = result[8]
 
 
-@njit(cache=True, error_model="numpy", inline="always")
-def _finish(t, lf, li, ox, oy, w, h, distance, point, normal, cell, inside, status, full):
-    """Write the answer of the ray that stopped in lane t; False if cast_one must decide it."""
-    k = li[_at(RAY, LANE_STRIDE, t)]
-    state = li[_at(STATE, LANE_STRIDE, t)]
-    hit_axis = lf[_at(AXIS, LANE_STRIDE, t)]
+# how a ray that stopped ends
+HIT = 0
+MISS = 1
+EXACT = 2  # cast_one decides
+
+
+@njit(cache=True, inline="always")
+def _outcome(state, hit_axis, current):
+    """HIT, MISS or EXACT for a lane whose ray stopped (scalars only: inlined
+    functions that take arrays would add reference counting per ray)."""
     if state >= IN_WALL and hit_axis != NO_CROSSING:  # entered a wall or the outside
-        if li[_at(CURRENT, LANE_STRIDE, t)] == OFF_EMPTY:  # off a map with an empty outside
-            _write_miss(k, distance, point, normal, cell, inside, status, full)
-            return True
-        px = li[_at(PX, LANE_STRIDE, t)]
-        py = li[_at(PY, LANE_STRIDE, t)]
-        nx = li[_at(NX, LANE_STRIDE, t)]
-        ny = li[_at(NY, LANE_STRIDE, t)]
-        # the line crossed into the wall (a column line when hit_axis is 0)
-        # and the reference's distance to it, bit for bit (selects, no branch:
-        # the axis is a coin toss)
-        on_x = hit_axis == 0.0
-        line = float(nx + 1 - 2 * px) if on_x else float(ny + 1 - 2 * py)
-        start = lf[_at(U0, LANE_STRIDE, t)] if on_x else lf[_at(V0, LANE_STRIDE, t)]
-        speed = lf[_at(DU, LANE_STRIDE, t)] if on_x else lf[_at(DV, LANE_STRIDE, t)]
-        along = (line - start) / speed
-        status[k] = DONE
-        distance[k] = along * lf[_at(NORM, LANE_STRIDE, t)]
-        if full:
-            if on_x:
-                point[k, 0] = ox + line * w
-                point[k, 1] = (
-                    lf[_at(Y0, LANE_STRIDE, t)] + along * lf[_at(DY_SCALED, LANE_STRIDE, t)]
-                )
-                normal[k, 0] = 1.0 - 2.0 * px
-                normal[k, 1] = 0.0
-            else:
-                point[k, 0] = (
-                    lf[_at(X0, LANE_STRIDE, t)] + along * lf[_at(DX_SCALED, LANE_STRIDE, t)]
-                )
-                point[k, 1] = oy + line * h
-                normal[k, 0] = 0.0
-                normal[k, 1] = 1.0 - 2.0 * py
-            cell[k, 0] = nx - px
-            cell[k, 1] = ny - py
-            inside[k] = 0
-        return True
+        return MISS if current == OFF_EMPTY else HIT  # off a map with an empty outside: gone
     if state == SURE + OVER:  # beyond max_distance, in empty cells
-        _write_miss(k, distance, point, normal, cell, inside, status, full)
-        return True
-    return False
+        return MISS
+    return EXACT
 
 
 @njit(cache=True, error_model="numpy")
@@ -424,18 +378,58 @@ def _run(kind, lo, hi, flat, rows, cols, outside_solid, ox, oy, w, h, origins, d
         for e in range(n_stopped):
             t = stopped[e]
             k = li[_at(RAY, LANE_STRIDE, t)]
-            if k >= 0:
+            if k >= 0:  # write the answer of the ray that stopped in lane t
                 live -= 1
-                if not _finish(t, lf, li, ox, oy, w, h, distance, point, normal, cell, inside,
-                               status, full):  # fmt: skip
-                    # rare: an exact decision; cast_one walks the ray from its start
+                li[_at(RAY, LANE_STRIDE, t)] = -1
+                hit_axis = lf[_at(AXIS, LANE_STRIDE, t)]
+                outcome = _outcome(
+                    li[_at(STATE, LANE_STRIDE, t)], hit_axis, li[_at(CURRENT, LANE_STRIDE, t)]
+                )
+                if outcome == HIT:
+                    px = li[_at(PX, LANE_STRIDE, t)]
+                    py = li[_at(PY, LANE_STRIDE, t)]
+                    nx = li[_at(NX, LANE_STRIDE, t)]
+                    ny = li[_at(NY, LANE_STRIDE, t)]
+                    # the line crossed into the wall (a column line when the
+                    # axis is 0) and the reference's distance to it, bit for
+                    # bit (selects, no branch: the axis is a coin toss)
+                    on_x = hit_axis == 0.0
+                    line = float(nx + 1 - 2 * px) if on_x else float(ny + 1 - 2 * py)
+                    start = lf[_at(U0, LANE_STRIDE, t)] if on_x else lf[_at(V0, LANE_STRIDE, t)]
+                    speed = lf[_at(DU, LANE_STRIDE, t)] if on_x else lf[_at(DV, LANE_STRIDE, t)]
+                    along = (line - start) / speed
+                    status[k] = DONE
+                    distance[k] = along * lf[_at(NORM, LANE_STRIDE, t)]
+                    if full:
+                        x0 = lf[_at(X0, LANE_STRIDE, t)]
+                        y0 = lf[_at(Y0, LANE_STRIDE, t)]
+                        dx = lf[_at(DX_SCALED, LANE_STRIDE, t)]
+                        dy = lf[_at(DY_SCALED, LANE_STRIDE, t)]
+                        point[k, 0] = ox + line * w if on_x else x0 + along * dx
+                        point[k, 1] = y0 + along * dy if on_x else oy + line * h
+                        normal[k, 0] = 1.0 - 2.0 * px if on_x else 0.0
+                        normal[k, 1] = 0.0 if on_x else 1.0 - 2.0 * py
+                        cell[k, 0] = nx - px
+                        cell[k, 1] = ny - py
+                        inside[k] = 0
+                elif outcome == MISS:
+                    status[k] = DONE
+                    distance[k] = np.inf
+                    if full:
+                        point[k, 0] = np.nan
+                        point[k, 1] = np.nan
+                        normal[k, 0] = 0.0
+                        normal[k, 1] = 0.0
+                        cell[k, 0] = -1
+                        cell[k, 1] = -1
+                        inside[k] = 0
+                else:  # rare: cast_one walks the ray again from its start
                     _gather(kind, k, 1, origins, directions, origin_stride, max_distances, poses,
                             angles, max_range, ray[0:1], ray[1:2], ray[2:3], ray[3:4],
                             ray[4:5])  # fmt: skip
                     _cast_alone(k, flat, rows, cols, outside_solid, ox, oy, w, h, ray[0], ray[1],
                                 ray[2], ray[3], ray[4], gaps, ignore_start, jump_min, distance,
                                 point, normal, cell, inside, status, full)  # fmt: skip
-                li[_at(RAY, LANE_STRIDE, t)] = -1
             while True:  # hand the lane the next ray that can walk
                 if cursor == n_staged:
                     if next_ray == hi:
