@@ -255,3 +255,31 @@ def test_max_distance_equal_to_the_hit_distance():
     assert_same_as_raycast(grid, origins, dirs, just_short)
     assert raycast_many(grid, origins, dirs, at_hit).hit[hit].all()
     assert not raycast_many(grid, origins, dirs, just_short).hit[hit].any()
+
+
+def test_long_batches_with_directions_of_any_length():
+    """Batches longer than one parallel task, directions of all magnitudes.
+
+    The batch kernel sets rays up in batches, keeps a set of rays in flight
+    and hands each free slot the next ray; it scales every direction by a
+    power of two built from its exponent bits. This covers batches that span
+    several tasks and set-up batches, one origin broadcast over all of them,
+    and directions from 1e-250 to 1e250 long (the extremes go to the
+    reference walk).
+    """
+    from tilecast._kernels.lanes import TASK
+
+    rng = np.random.default_rng(5)
+    solid = rng.random((90, 110)) < 0.04
+    grid = Grid(solid, tile_size=(0.75, 1.25), origin=(3.0, -2.0), outside="empty")
+    n = TASK + 1500
+    angles = rng.uniform(0, 2 * np.pi, n)
+    lengths = 10.0 ** rng.uniform(-250, 250, n)
+    lengths[: n // 2] = 10.0 ** rng.uniform(-3, 3, n // 2)
+    dirs = np.column_stack([np.cos(angles), np.sin(angles)]) * lengths[:, None]
+    origin = (3.0 + 0.75 * 55.3, -2.0 + 1.25 * 40.7)
+    limits = np.where(rng.random(n) < 0.7, np.inf, rng.uniform(0, 60, n))
+    hits = assert_same_as_raycast(grid, origin, dirs, limits)
+    assert 0.3 * n < hits.hit.sum() < n  # both hits and misses (off the map, max_distance)
+    origins = np.column_stack([rng.uniform(-2, 90, n), rng.uniform(-4, 115, n)])
+    assert_same_as_raycast(grid, origins, dirs, limits, diagonal_gaps="open")

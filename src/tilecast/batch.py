@@ -279,8 +279,8 @@ def _run(
     Without ``full`` only distance is filled (the others are empty): what a
     scan needs.
     """
+    from tilecast._kernels.lanes import cast_many, task_size
     from tilecast._kernels.raycast import UNSAFE
-    from tilecast._kernels.lanes import cast_many
 
     if isinstance(grid, TileMap):
         return _run_tilemap(grid, origins, origin_stride, directions, max_distances, gaps,
@@ -313,6 +313,7 @@ def _run(
         _JUMP_MIN,
         *out,
         full,
+        task_size(n),
     )
     # Rays whose tile-space numbers leave the range where the kernel's exact
     # arithmetic is proven (absurdly large or tiny coordinates) go through
@@ -535,7 +536,7 @@ def scan_many(grid: Grid | TileMap, poses: Any, angles: Any, max_range: float) -
     >>> scan_many(grid, [(1.5, 1.5, 0.0), (0.5, 0.5, np.pi)], [0.0], 10.0).tolist()
     [[2.5], [0.5]]
     """
-    from tilecast._kernels.lanes import cast_scan
+    from tilecast._kernels.lanes import cast_scan, task_size
 
     grid = _check_grid(grid)
     pose_array = _as_poses(poses)
@@ -567,6 +568,7 @@ def scan_many(grid: Grid | TileMap, poses: Any, angles: Any, max_range: float) -
         _JUMP_MIN,
         distance,
         status,
+        task_size(distance.size),
     )
     unsafe = np.flatnonzero(status != 0)
     if len(unsafe):

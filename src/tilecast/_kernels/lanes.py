@@ -49,7 +49,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import get_num_threads, njit, prange
 
 from tilecast._kernels.intrinsics import bits_float, float_bits, prefetch
 from tilecast._kernels.raycast import (
@@ -73,8 +73,11 @@ STAGE = 256
 # that the fields of one ray fall in different sets of the L1 cache.
 LANE_STRIDE = LANES + 8
 STAGE_STRIDE = STAGE + 8
-#: Rays per parallel task.
+#: Rays per parallel task, at most; a batch is cut into at least two tasks
+#: per thread while each keeps MIN_TASK rays (a task ends with its last rays
+#: in flight alone, which costs about as much as a hundred rays).
 TASK = 8192
+MIN_TASK = 1024
 # The distance test's relative margin (the float estimate is within a few
 # ulps of the reference's formula).
 _DISTANCE_MARGIN = 1e-12
@@ -110,6 +113,12 @@ def _at(field, stride, t):
     """The index of a field of lane (or staged ray) t, unsigned: Numba skips
     the negative-index handling."""
     return np.uint64(field * stride + t)
+
+
+def task_size(n: int) -> int:
+    """Rays per parallel task for a batch of n (Numba's thread count now)."""
+    wanted = -(-n // (2 * get_num_threads()))
+    return max(min(wanted, TASK), MIN_TASK)
 
 
 @njit(cache=True, error_model="numpy")
@@ -468,13 +477,13 @@ def _run(kind, lo, hi, flat, rows, cols, outside_solid, ox, oy, w, h, origins, d
 @njit(cache=True, parallel=True)
 def cast_many(accel, outside_solid, ox, oy, w, h, origins, directions, origin_stride,
               max_distances, gaps, ignore_start, jump_min, distance, point, normal, cell,
-              inside, status, full):  # fmt: skip
+              inside, status, full, size):  # fmt: skip
     """Cast every ray; ray k starts at origins[k // origin_stride].
 
     One direction or one max distance broadcasts over all rays. Results go
     to distance (N,), point (N, 2), normal (N, 2), cell (N, 2), inside (N,)
     and status (N,); without `full` only distance and status are written
-    (the others may be empty).
+    (the others may be empty). size: rays per parallel task (:func:`task_size`).
     """
     rows = accel.shape[1] - 2
     cols = accel.shape[2] - 2
@@ -482,9 +491,9 @@ def cast_many(accel, outside_solid, ox, oy, w, h, origins, directions, origin_st
     n = distance.shape[0]
     poses = np.empty((0, 3))
     angles = np.empty(0)
-    for task in prange((n + TASK - 1) // TASK):
-        lo = task * TASK
-        _run(MANY, lo, min(n, lo + TASK), flat, rows, cols, outside_solid, ox, oy, w, h,
+    for task in prange((n + size - 1) // size):
+        lo = task * size
+        _run(MANY, lo, min(n, lo + size), flat, rows, cols, outside_solid, ox, oy, w, h,
              origins, directions, origin_stride, max_distances, poses, angles, 0.0, gaps,
              ignore_start, jump_min, distance, point, normal, cell, inside, status,
              full)  # fmt: skip
@@ -492,8 +501,11 @@ def cast_many(accel, outside_solid, ox, oy, w, h, origins, directions, origin_st
 
 @njit(cache=True, parallel=True)
 def cast_scan(accel, outside_solid, ox, oy, w, h, poses, angles, max_range, jump_min, distance,
-              status):  # fmt: skip
-    """Lidar scans: ray k is beam k % B of pose k // B, direction sincos(theta + angle)."""
+              status, size):  # fmt: skip
+    """Lidar scans: ray k is beam k % B of pose k // B, direction sincos(theta + angle).
+
+    size: rays per parallel task (:func:`task_size`).
+    """
     rows = accel.shape[1] - 2
     cols = accel.shape[2] - 2
     flat = accel.reshape(-1)
@@ -501,9 +513,9 @@ def cast_scan(accel, outside_solid, ox, oy, w, h, poses, angles, max_range, jump
     empty2 = np.empty((0, 2))
     empty2i = np.empty((0, 2), dtype=np.int64)
     empty1 = np.empty(0, dtype=np.uint8)
-    for task in prange((n + TASK - 1) // TASK):
-        lo = task * TASK
-        _run(SCAN, lo, min(n, lo + TASK), flat, rows, cols, outside_solid, ox, oy, w, h,
+    for task in prange((n + size - 1) // size):
+        lo = task * size
+        _run(SCAN, lo, min(n, lo + size), flat, rows, cols, outside_solid, ox, oy, w, h,
              empty2, empty2, 1, empty1.astype(np.float64), poses, angles, max_range, 0,
              False, jump_min, distance, empty2, empty2, empty2i, empty1, status,
              False)  # fmt: skip
