@@ -513,9 +513,9 @@ def cast_scan(accel, outside_solid, ox, oy, w, h, poses, angles, max_range, jump
     empty2 = np.empty((0, 2))
     empty2i = np.empty((0, 2), dtype=np.int64)
     empty1 = np.empty(0, dtype=np.uint8)
+    no_limits = np.empty(0)  # the scan's limit is max_range
     for task in prange((n + size - 1) // size):
         lo = task * size
         _run(SCAN, lo, min(n, lo + size), flat, rows, cols, outside_solid, ox, oy, w, h,
-             empty2, empty2, 1, empty1.astype(np.float64), poses, angles, max_range, 0,
-             False, jump_min, distance, empty2, empty2, empty2i, empty1, status,
-             False)  # fmt: skip
+             empty2, empty2, 1, no_limits, poses, angles, max_range, 0, False, jump_min,
+             distance, empty2, empty2, empty2i, empty1, status, False)  # fmt: skip
