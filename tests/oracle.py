@@ -1,10 +1,11 @@
 """Exact oracles for the grid walk, written a different way than the DDA.
 
-The DDA in ``tilecast._walk`` steps from crossing to crossing, comparing the
-next two. These oracles instead list every grid-line crossing parameter as a
-:class:`fractions.Fraction`, sort them, and read the cell occupied on each
-open interval between consecutive crossings from the exact midpoint (``floor``
-of a rational point). Ties (lattice points) fall out as equal parameters.
+The walks (``tilecast._kernels.walk`` and ``tilecast._farwalk``) step from
+crossing to crossing, comparing the next two. These oracles instead list
+every grid-line crossing parameter as a :class:`fractions.Fraction`, sort
+them, and read the cell occupied on each open interval between consecutive
+crossings from the exact midpoint (``floor`` of a rational point). Ties
+(lattice points) fall out as equal parameters.
 """
 
 from __future__ import annotations
@@ -147,8 +148,8 @@ def raycast_all_oracle(grid, origin, direction, max_distance, gaps, ignore_start
                 blocking = []
             for c in blocking:
                 hits.append((c, "corner", distance, world(t)))
-            if any(not on_map(c) for c in blocking):
-                return hits
+                if not on_map(c):
+                    return hits  # the first cell beyond a solid outside is the last hit
         if is_solid(cur):
             hits.append((cur, kind, distance, world(t)))
             if not on_map(cur):

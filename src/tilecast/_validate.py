@@ -17,13 +17,16 @@ import numpy as np
 
 __all__ = [
     "as_choice",
+    "as_choice_index",
     "as_direction",
     "as_finite_float",
+    "as_flag",
     "as_nonnegative_float",
     "as_point",
     "as_points_array",
     "as_positive_float",
     "as_real_array",
+    "check_map",
 ]
 
 
@@ -66,11 +69,26 @@ def as_nonnegative_float(name: str, value: Any, *, allow_inf: bool = False) -> f
 
 
 def as_point(name: str, value: Any) -> tuple[float, float]:
-    """Return a 2D point as a tuple of two finite floats, or raise naming ``name``."""
-    if isinstance(value, str | bytes) or not isinstance(value, Sequence | np.ndarray):
+    """Return a 2D point as a tuple of two finite floats, or raise naming ``name``.
+
+    Any sequence of two real numbers is a point: a tuple or list, a NumPy
+    array of shape (2,), a ``pygame.Vector2``.
+    """
+    if type(value) is tuple and len(value) == 2:
+        x, y = value
+        # the common case, fast: x - x == 0 is False for inf and NaN
+        if type(x) is float and type(y) is float and x - x == 0.0 and y - y == 0.0:
+            return value
+    if isinstance(value, str | bytes) or not hasattr(value, "__getitem__"):
         raise TypeError(f"{name} must be a pair of numbers (x, y), got {type(value).__name__}")
-    if len(value) != 2:
-        raise ValueError(f"{name} must have exactly 2 coordinates, got {len(value)}")
+    try:
+        size = len(value)
+    except TypeError:
+        raise TypeError(
+            f"{name} must be a pair of numbers (x, y), got {type(value).__name__}"
+        ) from None
+    if size != 2:
+        raise ValueError(f"{name} must have exactly 2 coordinates, got {size}")
     return (as_finite_float(f"{name}[0]", value[0]), as_finite_float(f"{name}[1]", value[1]))
 
 
@@ -80,6 +98,39 @@ def as_direction(name: str, value: Any) -> tuple[float, float]:
     if dx == 0.0 and dy == 0.0:
         raise ValueError(f"{name} must not be the zero vector")
     return dx, dy
+
+
+def as_flag(name: str, value: Any) -> bool:
+    """Return ``value`` if it is True or False, or raise naming ``name``."""
+    if value is not True and value is not False:
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__}")
+    return value
+
+
+def as_choice_index(name: str, value: Any, choices: Sequence[str]) -> int:
+    """Return the index of ``value`` in ``choices``, or raise naming ``name``."""
+    if type(value) is str:
+        for index, choice in enumerate(choices):
+            if value == choice:
+                return index
+    return choices.index(as_choice(name, value, choices))
+
+
+def check_map(grid: Any) -> Any:
+    """Return ``grid`` if it is a ``Grid`` or ``TileMap``; wrap a 2D bool array in a ``Grid``.
+
+    Raises ``TypeError`` naming ``grid`` for anything else.
+    """
+    from tilecast.grid import Grid
+    from tilecast.tiles import TileMap
+
+    if isinstance(grid, Grid | TileMap):
+        return grid
+    if isinstance(grid, np.ndarray) and grid.ndim == 2 and grid.dtype == np.bool_:
+        return Grid(grid)
+    raise TypeError(
+        f"grid must be a tilecast.Grid, a TileMap or a 2D bool array, got {type(grid).__name__}"
+    )
 
 
 def as_choice(name: str, value: Any, choices: Sequence[str]) -> str:

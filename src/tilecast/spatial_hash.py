@@ -18,7 +18,7 @@ import heapq
 import math
 from collections.abc import Iterator
 from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -30,8 +30,9 @@ from tilecast._validate import (
     as_positive_float,
 )
 from tilecast.regions import _as_rect, circle_rect_exact
+from tilecast.results import RayContact
 
-__all__ = ["RayContact", "SpatialHash"]
+__all__ = ["SpatialHash"]
 
 _FREE, _BOX, _SEGMENT, _CIRCLE = 0, 1, 2, 3
 _KIND_NAMES = {_BOX: "box", _SEGMENT: "segment", _CIRCLE: "circle"}
@@ -42,34 +43,6 @@ _SLACK = 1.5e-14
 # Objects spanning more hash cells than this are kept in one list, tested by
 # every query, instead of in buckets.
 _LARGE = 4096
-
-
-class RayContact(NamedTuple):
-    """One object met by :meth:`SpatialHash.query_ray`.
-
-    Attributes
-    ----------
-    id : int
-        The object's id.
-    distance : float
-        Euclidean distance from the ray's origin to the first contact (0 when
-        the origin lies in or on the object).
-    point : (float, float)
-        The first contact point.
-
-    Examples
-    --------
-    >>> from tilecast import SpatialHash
-    >>> world = SpatialHash(1.0)
-    >>> world.insert(7, box=(3.0, -1.0, 4.0, 1.0))
-    >>> contact = next(world.query_ray((0.0, 0.0), (1.0, 0.0)))  # the nearest first
-    >>> contact.id, contact.distance, contact.point
-    (7, 3.0, (3.0, 0.0))
-    """
-
-    id: int
-    distance: float
-    point: tuple[float, float]
 
 
 def _ifloor(u: float) -> int:

@@ -4,7 +4,7 @@ A :class:`TileSet` holds one boolean mask per tile (``masks[k][py, px]``,
 True where the pixel is solid), usually read from the alpha channel of a
 tileset image. A :class:`TileMap` places tiles on a grid of cells, each
 possibly flipped as Tiled flips them. The ray functions of
-:mod:`tilecast.raycast` accept a ``TileMap`` wherever they accept a ``Grid``
+:mod:`tilecast.rays` accept a ``TileMap`` wherever they accept a ``Grid``
 and stop on the first solid *pixel*; the answer is by construction the one the
 fully expanded pixel grid (:meth:`TileMap.to_pixel_grid`) gives.
 

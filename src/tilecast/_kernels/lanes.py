@@ -14,7 +14,7 @@ writes that ray's answer and takes the next ray; rays are set up a batch at
 a time (``STAGE`` rays, also in one vectorised loop) and copied into the
 lanes that free up.
 
-One step is the jump of :func:`tilecast._kernels.raycast.cast_one` and the
+One step is the jump of the one walk (:mod:`tilecast._kernels.walk`) and the
 grid-line crossing that ends it, merged: from a cell with clearance ``r``
 (``r = 0`` is a plain step) the ray leaves the empty square towards its
 quadrant by line ``X = nx + sx*r`` or ``Y = ny + sy*r``, whichever it meets
@@ -28,11 +28,11 @@ decision would be needed:
 
 Such rays, and rays that start off the map, inside a wall, on an axis or
 with numbers outside the range where the step's arithmetic is proven, are
-finished by :func:`cast_one` from their start, so every ray's answer is the
-exact one, bit for bit. On the standard workloads that is about one ray in
+finished by :func:`tilecast._kernels.walk.walk` from their start, so every ray's
+answer is the exact one, bit for bit. On the standard workloads that is about one ray in
 a hundred thousand.
 
-Why the distance test is exact: the reference stops at the first crossing
+Why the distance test is exact: the walk stops at the first crossing
 whose float distance ``((X - u0) / du) * norm`` exceeds ``max_distance``.
 A step only checks the crossing that ends it; the crossings it jumps over
 come before that one, so (the formula being monotone up to a few ulps) they
@@ -51,18 +51,20 @@ import math
 import numpy as np
 from numba import get_num_threads, njit, prange
 
+from tilecast._kernels.beams import _SINCOS_RANGE, sincos_near
 from tilecast._kernels.intrinsics import bits_float, float_bits, prefetch
-from tilecast._kernels.raycast import (
+from tilecast._kernels.maps import OFF_EMPTY
+from tilecast._kernels.walk import (
     _ESTIMATE_ERROR,
     _FILTER,
     _SAFE_DIRECTION,
     _SAFE_LARGE,
     _SAFE_SMALL,
-    _SINCOS_RANGE,
     DONE,
-    OFF_EMPTY,
-    cast_one,
-    sincos_near,
+    FIRST,
+    FOUND,
+    UNSAFE,
+    walk,
 )
 
 #: Rays in flight per thread.
@@ -82,7 +84,7 @@ MIN_TASK = 1024
 # The distance test's relative margin (the float estimate is within a few
 # ulps of the reference's formula).
 _DISTANCE_MARGIN = 1e-12
-# Slopes dv/du outside (1e-200, 1e200) go to cast_one (keeps estimates finite).
+# Slopes dv/du outside (1e-200, 1e200) go to the one-ray walk (keeps estimates finite).
 _SLOPE_RANGE = 1e200
 NO_CROSSING = 2.0  # AXIS before the first crossing
 
@@ -275,28 +277,31 @@ def _advance(flat, row_step, lf, li):
 
 
 @njit(cache=True)
-def _cast_alone(k, flat, rows, cols, outside_solid, ox, oy, w, h, x0, y0, dx, dy, max_distance,
-                gaps, ignore_start, jump_min, distance, point, normal, cell, inside, status,
-                full):  # fmt: skip
-    """Cast ray k with the one-ray kernel and write its answer."""
-    result = cast_one(flat, rows, cols, outside_solid, ox, oy, w, h, x0, y0, dx, dy,
-                      max_distance, gaps, ignore_start, jump_min)  # fmt: skip
-    status[k] = result[0]
-    distance[k] = result[1]
+def _cast_alone(k, accel, variants, pixels, outside_solid, ox, oy, w, h, x0, y0, dx, dy,
+                max_distance, gaps, ignore_start, jump_min, distance, point, normal, cell, inside,
+                status, full):  # fmt: skip
+    """Cast ray k with the one walk (:func:`tilecast._kernels.walk.walk`) and write its answer."""
+    no_events = np.empty((0, 5))
+    r = walk(accel, variants, pixels, outside_solid, FIRST, gaps, 0, ignore_start, jump_min,
+             ox, oy, w, h, x0, y0, dx, dy, max_distance, 0, 0, 0, 0, 0, 0.0, no_events,
+             np.empty((0, 5), dtype=np.int64))  # fmt: skip
+    found = r[0] == FOUND
+    status[k] = UNSAFE if r[0] == UNSAFE else DONE
+    distance[k] = r[7] if found else np.inf
     if full:
-        point[k, 0] = result[2]
-        point[k, 1] = result[3]
-        normal[k, 0] = result[4]
-        normal[k, 1] = result[5]
-        cell[k, 0] = result[6]
-        cell[k, 1] = result[7]
-        inside[k] = result[8]
+        point[k, 0] = r[8] if found else np.nan
+        point[k, 1] = r[9] if found else np.nan
+        normal[k, 0] = r[10] if found else 0.0
+        normal[k, 1] = r[11] if found else 0.0
+        cell[k, 0] = r[12] if found else -1
+        cell[k, 1] = r[13] if found else -1
+        inside[k] = r[14] if found else 0
 
 
 # how a ray that stopped ends
 HIT = 0
 MISS = 1
-EXACT = 2  # cast_one decides
+EXACT = 2  # the one-ray walk decides
 
 
 @njit(cache=True, inline="always")
@@ -357,7 +362,8 @@ def _gather(kind, first, m, origins, directions, origin_stride, max_distances, p
 
 
 @njit(cache=True, error_model="numpy")
-def _run(kind, lo, hi, flat, rows, cols, outside_solid, ox, oy, w, h, origins, directions,
+def _run(kind, lo, hi, accel, variants, pixels, flat, rows, cols, outside_solid, ox, oy, w, h,
+         origins, directions,
          origin_stride, max_distances, poses, angles, max_range, gaps, ignore_start, jump_min,
          distance, point, normal, cell, inside, status, full):  # fmt: skip
     """Cast rays lo .. hi - 1, LANES at a time."""
@@ -373,7 +379,7 @@ def _run(kind, lo, hi, flat, rows, cols, outside_solid, ox, oy, w, h, origins, d
     dxs = np.empty(STAGE)
     dys = np.empty(STAGE)
     limits = np.empty(STAGE)
-    ray = np.empty(5)  # one ray's input, for cast_one
+    ray = np.empty(5)  # one ray's input, for the one-ray walk
     stopped = np.empty(LANES, dtype=np.int64)
     next_ray = lo  # the first ray not staged yet
     n_staged = 0
@@ -432,11 +438,12 @@ def _run(kind, lo, hi, flat, rows, cols, outside_solid, ox, oy, w, h, origins, d
                         cell[k, 0] = -1
                         cell[k, 1] = -1
                         inside[k] = 0
-                else:  # rare: cast_one walks the ray again from its start
+                else:  # rare: the one walk casts the ray again from its start
                     _gather(kind, k, 1, origins, directions, origin_stride, max_distances, poses,
                             angles, max_range, ray[0:1], ray[1:2], ray[2:3], ray[3:4],
                             ray[4:5])  # fmt: skip
-                    _cast_alone(k, flat, rows, cols, outside_solid, ox, oy, w, h, ray[0], ray[1],
+                    _cast_alone(k, accel, variants, pixels, outside_solid, ox, oy, w, h, ray[0],
+                                ray[1],
                                 ray[2], ray[3], ray[4], gaps, ignore_start, jump_min, distance,
                                 point, normal, cell, inside, status, full)  # fmt: skip
             while True:  # hand the lane the next ray that can walk
@@ -465,7 +472,7 @@ def _run(kind, lo, hi, flat, rows, cols, outside_solid, ox, oy, w, h, origins, d
                     li[_at(RAY, LANE_STRIDE, t)] = k
                     live += 1
                     break
-                _cast_alone(k, flat, rows, cols, outside_solid, ox, oy, w, h,
+                _cast_alone(k, accel, variants, pixels, outside_solid, ox, oy, w, h,
                             xs[s], ys[s], dxs[s], dys[s], limits[s], gaps, ignore_start,
                             jump_min, distance, point, normal, cell, inside, status,
                             full)  # fmt: skip
@@ -475,7 +482,8 @@ def _run(kind, lo, hi, flat, rows, cols, outside_solid, ox, oy, w, h, origins, d
 
 
 @njit(cache=True, parallel=True)
-def cast_many(accel, outside_solid, ox, oy, w, h, origins, directions, origin_stride,
+def cast_many(accel, variants, pixels, outside_solid, ox, oy, w, h, origins, directions,
+              origin_stride,
               max_distances, gaps, ignore_start, jump_min, distance, point, normal, cell,
               inside, status, full, size):  # fmt: skip
     """Cast every ray; ray k starts at origins[k // origin_stride].
@@ -493,14 +501,16 @@ def cast_many(accel, outside_solid, ox, oy, w, h, origins, directions, origin_st
     angles = np.empty(0)
     for task in prange((n + size - 1) // size):
         lo = task * size
-        _run(MANY, lo, min(n, lo + size), flat, rows, cols, outside_solid, ox, oy, w, h,
+        _run(MANY, lo, min(n, lo + size), accel, variants, pixels, flat, rows, cols,
+             outside_solid, ox, oy, w, h,
              origins, directions, origin_stride, max_distances, poses, angles, 0.0, gaps,
              ignore_start, jump_min, distance, point, normal, cell, inside, status,
              full)  # fmt: skip
 
 
 @njit(cache=True, parallel=True)
-def cast_scan(accel, outside_solid, ox, oy, w, h, poses, angles, max_range, jump_min, distance,
+def cast_scan(accel, variants, pixels, outside_solid, ox, oy, w, h, poses, angles, max_range,
+              jump_min, distance,
               status, size):  # fmt: skip
     """Lidar scans: ray k is beam k % B of pose k // B, direction sincos(theta + angle).
 
@@ -516,6 +526,7 @@ def cast_scan(accel, outside_solid, ox, oy, w, h, poses, angles, max_range, jump
     no_limits = np.empty(0)  # the scan's limit is max_range
     for task in prange((n + size - 1) // size):
         lo = task * size
-        _run(SCAN, lo, min(n, lo + size), flat, rows, cols, outside_solid, ox, oy, w, h,
+        _run(SCAN, lo, min(n, lo + size), accel, variants, pixels, flat, rows, cols,
+             outside_solid, ox, oy, w, h,
              empty2, empty2, 1, no_limits, poses, angles, max_range, 0, False, jump_min,
              distance, empty2, empty2, empty2i, empty1, status, False)  # fmt: skip

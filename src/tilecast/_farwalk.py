@@ -1,7 +1,20 @@
-"""First hit, all hits and line of sight for one ray on a tile grid.
+"""The exact far-range path: the grid walk in plain Python with exact rationals.
 
-Pure Python on the exact walk of :mod:`tilecast._walk`: this is the reference
-that :func:`tilecast.raycast_many` must reproduce element for element.
+The compiled walk (:mod:`tilecast._kernels.walk`) is exact while a ray's
+tile-space numbers stay inside a proven range (coordinates up to 2**50 tiles,
+no coordinate or direction component below 2**-300 tiles but zero). The rare
+ray beyond it (an origin 1e300 away, a direction such as ``(1, 1e-300)``)
+comes here: the same walk, step for step, with Python integers for cells and
+:class:`fractions.Fraction` to decide ties, so it is exact for every double.
+
+A ray (or segment) lives in *tile space*: it starts at ``(u0, v0)`` and moves
+along ``(du, dv)``. Its parameter ``t`` crosses the vertical grid line ``X`` at
+``(X - u0) / du`` and the horizontal line ``Y`` at ``(Y - v0) / dv``. The only
+decision a walk makes is which of the next two crossings comes first: a
+floating-point filter answers when it is sure, Fraction arithmetic on the
+same doubles otherwise. The walker also *seeks*: it jumps to the state just
+before a given grid line is crossed (to reach a map from far away, and to
+skip empty tiles of a tile map), with the skipped cell found exactly.
 """
 
 from __future__ import annotations
@@ -9,73 +22,192 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
-from tilecast._validate import (
-    as_choice,
-    as_direction,
-    as_nonnegative_float,
-    as_point,
-)
-from tilecast._walk import CORNER_NORMAL, TileWalker, last_cell
 from tilecast.grid import Grid
+from tilecast.results import Hit, Step
 from tilecast.tiles import EMPTY, FULL, MIXED, TileMap
-from tilecast.traverse import segment_walker
 
-__all__ = ["DIAGONAL_GAPS", "Hit", "line_of_sight", "raycast", "raycast_all"]
+__all__ = ["cast", "cells", "sight"]
 
-DIAGONAL_GAPS = ("block_if_both", "block_if_either", "open")
+# |error| of the filtered comparison is below 3 units in the last place of the
+# operands' sum; 1e-15 is about 9 of them, comfortably safe.
+_FILTER = 1e-15
+# Below this the products may have lost bits to underflow: go exact.
+_TINY = 1e-280
+
+CORNER_NORMAL = 1.0 / math.sqrt(2.0)
 
 
-@dataclass(frozen=True, slots=True)
-class Hit:
-    """Where a ray meets a solid cell.
+def _sign(value: float) -> int:
+    return (value > 0.0) - (value < 0.0)
+
+
+def first_cell(u: float, du: float) -> int:
+    """Index of the cell occupied just after ``t = 0`` along one axis."""
+    if du < 0.0:
+        return math.ceil(u) - 1
+    return math.floor(u)
+
+
+def last_cell(u: float, du: float) -> int:
+    """Index of the cell occupied just before the segment's end along one axis."""
+    if du > 0.0:
+        return math.ceil(u) - 1
+    return math.floor(u)
+
+
+class TileWalker:
+    """Exact walk of the grid cells along a tile-space ray.
+
+    Parameters
+    ----------
+    u0, v0 : float
+        Start point in tile space.
+    du, dv : float
+        Direction in tile space (floats used to report ``t``).
+    exact_du, exact_dv : Fraction
+        The exact direction, used only when the float filter is unsure (for a
+        segment this is ``Fraction(u1) - Fraction(u0)``, which the float
+        ``du`` may only approximate).
 
     Attributes
     ----------
-    point : (float, float)
-        World point of the hit (the origin for a ray starting inside a wall).
-    normal : (float, float)
-        Unit normal of the face entered, pointing back against the ray; the
-        normalised diagonal at a corner; ``(0, 0)`` when ``inside``.
-    distance : float
-        Euclidean distance from the origin in world units.
-    cell : (int, int)
-        The solid cell ``(col, row)`` (possibly beyond the map when the grid's
-        ``outside`` is ``"solid"``).
-    inside : bool
-        True when the ray started inside this solid cell.
-    pixel : (int, int) or None
-        On a ``TileMap``: the solid pixel ``(px, py)`` inside the tile, as
-        displayed; None on a plain ``Grid``.
-
-    Examples
-    --------
-    >>> from tilecast import Grid, raycast
-    >>> hit = raycast(Grid([[0, 0, 1]]), (0.5, 0.5), (1.0, 0.0))
-    >>> hit.point, hit.normal, hit.distance, hit.cell, hit.inside
-    ((2.0, 0.5), (-1.0, 0.0), 1.5, (2, 0), False)
+    i, j : int
+        The cell currently occupied.
+    next_x, next_y : int
+        The next grid lines the ray will cross (meaningless on an axis with
+        zero direction).
     """
 
-    point: tuple[float, float]
-    normal: tuple[float, float]
-    distance: float
-    cell: tuple[int, int]
-    inside: bool
-    pixel: tuple[int, int] | None = None
+    __slots__ = (
+        "du",
+        "dv",
+        "exact_du",
+        "exact_dv",
+        "i",
+        "i0",
+        "j",
+        "j0",
+        "next_x",
+        "next_y",
+        "sx",
+        "sy",
+        "u0",
+        "v0",
+    )
 
+    def __init__(
+        self,
+        u0: float,
+        v0: float,
+        du: float,
+        dv: float,
+        exact_du: Fraction | None = None,
+        exact_dv: Fraction | None = None,
+    ) -> None:
+        self.u0, self.v0, self.du, self.dv = u0, v0, du, dv
+        self.exact_du = Fraction(du) if exact_du is None else exact_du
+        self.exact_dv = Fraction(dv) if exact_dv is None else exact_dv
+        self.sx, self.sy = _sign(du), _sign(dv)
+        self.i = self.i0 = first_cell(u0, du)
+        self.j = self.j0 = first_cell(v0, dv)
+        self.next_x = self.i + 1 if self.sx > 0 else self.i
+        self.next_y = self.j + 1 if self.sy > 0 else self.j
 
-# ----------------------------------------------------------------- validation
-def _check_grid(grid: Any) -> Grid | TileMap:
-    if not isinstance(grid, Grid | TileMap):
-        raise TypeError(f"grid must be a tilecast.Grid or TileMap, got {type(grid).__name__}")
-    return grid
+    # ----------------------------------------------------------- predicates
+    def order(self, x_line: int, y_line: int) -> int:
+        """Compare when the ray crosses ``x_line`` and ``y_line``.
 
+        Returns -1 when the x crossing comes strictly first, 1 when the y
+        crossing does, 0 when they coincide (a lattice point). Both axes must
+        have a non-zero direction and both lines must lie ahead of the start.
+        """
+        a = abs(x_line - self.u0)
+        b = abs(y_line - self.v0)
+        lhs = a * abs(self.dv)
+        rhs = b * abs(self.du)
+        total = lhs + rhs
+        if math.isfinite(total) and min(lhs, rhs) > _TINY:
+            diff = lhs - rhs
+            if abs(diff) > _FILTER * total:
+                return -1 if diff < 0.0 else 1
+        exact = abs(x_line - Fraction(self.u0)) * abs(self.exact_dv) - abs(
+            y_line - Fraction(self.v0)
+        ) * abs(self.exact_du)
+        return (exact > 0) - (exact < 0)
 
-def _check_flag(name: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"{name} must be True or False, got {type(value).__name__}")
-    return value
+    def next_event(self) -> int:
+        """Which crossing comes next: -1 x, 1 y, 0 both at once (a corner)."""
+        if self.sx == 0:
+            return 1
+        if self.sy == 0:
+            return -1
+        return self.order(self.next_x, self.next_y)
+
+    def t_at_x(self, x_line: int) -> float:
+        """Ray parameter where the ray crosses the vertical line ``x_line``."""
+        return (x_line - self.u0) / self.du
+
+    def t_at_y(self, y_line: int) -> float:
+        """Ray parameter where the ray crosses the horizontal line ``y_line``."""
+        return (y_line - self.v0) / self.dv
+
+    # ---------------------------------------------------------------- moves
+    def step_x(self) -> None:
+        """Cross the next vertical line."""
+        self.i += self.sx
+        self.next_x += self.sx
+
+    def step_y(self) -> None:
+        """Cross the next horizontal line."""
+        self.j += self.sy
+        self.next_y += self.sy
+
+    def seek_x(self, x_line: int) -> None:
+        """Jump to the state just before the ray crosses ``x_line``.
+
+        Every crossing strictly before that one is taken (exactly), any
+        crossing at the same ``t`` is left for the caller. ``x_line`` must be
+        at or beyond :attr:`next_x` in the direction of travel.
+        """
+        self.i = x_line - 1 if self.sx > 0 else x_line
+        self.next_x = x_line
+        if self.sy != 0:
+            estimate = self.v0 + self.dv * self.t_at_x(x_line)
+            self.j, self.next_y = self._settle(
+                self.j0, self.sy, estimate, lambda line: self.order(x_line, line) > 0
+            )
+
+    def seek_y(self, y_line: int) -> None:
+        """Jump to the state just before the ray crosses ``y_line`` (see :meth:`seek_x`)."""
+        self.j = y_line - 1 if self.sy > 0 else y_line
+        self.next_y = y_line
+        if self.sx != 0:
+            estimate = self.u0 + self.du * self.t_at_y(y_line)
+            self.i, self.next_x = self._settle(
+                self.i0, self.sx, estimate, lambda line: self.order(line, y_line) < 0
+            )
+
+    @staticmethod
+    def _settle(start: int, step: int, estimate: float, crossed_before) -> tuple[int, int]:
+        """Find the cell on the other axis from a float estimate, exactly.
+
+        ``crossed_before(line)`` tells whether that line is crossed strictly
+        before the target crossing. Returns ``(cell, next_line)``.
+        """
+        cell = math.floor(estimate) if math.isfinite(estimate) else start
+        if (cell - start) * step < 0:  # never behind the start cell
+            cell = start
+        line = cell + 1 if step > 0 else cell
+        while crossed_before(line):
+            cell += step
+            line += step
+        while cell != start and not crossed_before(line - step):
+            cell -= step
+            line -= step
+        return cell, line
 
 
 def normalised_direction(dx: float, dy: float) -> tuple[float, float]:
@@ -198,7 +330,7 @@ def _jump_block(walker: TileWalker, block: tuple[int, int, int, int]) -> None:
 
 
 # ------------------------------------------------------------------ the walk
-def _cast(
+def cast(
     grid: Grid | TileMap,
     origin: tuple[float, float],
     direction: tuple[float, float],
@@ -206,7 +338,7 @@ def _cast(
     gaps: str,
     ignore_start: bool,
 ) -> Iterator[Hit]:
-    """Yield every solid cell (or pixel) the ray enters, in order (see :func:`raycast_all`)."""
+    """Yield every solid cell (or pixel) the ray enters, in order (see ``raycast_all``)."""
     space = _space_of(grid)
     x0, y0 = origin
     dx, dy = normalised_direction(*direction)
@@ -266,8 +398,8 @@ def _cast(
                 blocking = ()
             for cell in blocking:
                 yield hit(point, diagonal, distance, *cell)
-            if any(not on_map(*c) for c in blocking):
-                return  # stopped by the solid outside
+                if not on_map(*cell):
+                    return  # the first cell beyond a solid outside is the last hit
             walker.step_x()
             walker.step_y()
             normal = diagonal
@@ -319,184 +451,10 @@ def _seek_map_entry(walker: TileWalker, cols: int, rows: int) -> bool:
     return True
 
 
-def _validated(
-    grid: Any,
-    origin: Any,
-    direction: Any,
-    max_distance: Any,
-    diagonal_gaps: Any,
-    ignore_start: Any,
-) -> tuple[Grid | TileMap, tuple[float, float], tuple[float, float], float, str, bool]:
-    return (
-        _check_grid(grid),
-        as_point("origin", origin),
-        as_direction("direction", direction),
-        as_nonnegative_float("max_distance", max_distance, allow_inf=True),
-        as_choice("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS),
-        _check_flag("ignore_start", ignore_start),
-    )
 
-
-# --------------------------------------------------------------- public API
-def raycast(
-    grid: Grid | TileMap,
-    origin: Any,
-    direction: Any,
-    max_distance: float = math.inf,
-    *,
-    diagonal_gaps: str = "block_if_both",
-    ignore_start: bool = False,
-) -> Hit | None:
-    """Cast one ray and return its first hit on a solid cell, or None.
-
-    Parameters
-    ----------
-    grid : Grid or TileMap
-        The map. On a :class:`~tilecast.TileMap` the ray stops on the first
-        solid *pixel*: every rule below applies to the expanded pixel grid
-        (:meth:`~tilecast.TileMap.to_pixel_grid`), ``cell`` is the tile and
-        ``Hit.pixel`` the pixel ``(px, py)`` inside it, as displayed.
-    origin : (float, float)
-        Start of the ray in world units.
-    direction : (float, float)
-        Direction in world units; need not be unit length, must not be zero.
-    max_distance : float, default inf
-        Longest distance travelled, inclusive: a face exactly at
-        ``max_distance`` is hit.
-    diagonal_gaps : {"block_if_both", "block_if_either", "open"}
-        What happens when the ray passes exactly through a lattice point
-        between two *shoulder* cells: stop if both are solid (default: rays
-        never leak between two walls touching at a corner), if either is solid
-        (closed-box physics), or never.
-    ignore_start : bool, default False
-        Let a ray that starts inside a solid cell leave that cell freely.
-
-    Returns
-    -------
-    Hit or None
-        None when nothing solid lies within ``max_distance`` (or the ray left a
-        map whose ``outside`` is ``"empty"``).
-
-    Notes
-    -----
-    A ray starting inside a solid cell returns ``Hit(point=origin,
-    normal=(0, 0), distance=0, inside=True)``. A ray grazing along a wall's
-    face does not hit it: on a grid line it occupies the cells on the
-    half-open side. With ``outside="solid"`` the ray stops on entering the
-    first cell beyond the border. A ray starting off a map whose outside is
-    empty jumps to where it enters the map.
-
-    Examples
-    --------
-    >>> from tilecast import Grid, raycast
-    >>> grid = Grid([[0, 0, 0], [0, 0, 1], [0, 1, 0]])
-    >>> hit = raycast(grid, (0.5, 0.5), (1.0, 1.0))  # corner between two walls
-    >>> hit.point, hit.cell, round(hit.distance, 4)
-    ((2.0, 2.0), (2, 1), 2.1213)
-    >>> raycast(grid, (0.5, 0.5), (1.0, 1.0), diagonal_gaps="open") is None
-    True
-    >>> raycast(grid, (0.5, 0.5), (1.0, 0.0)) is None  # leaves the map
-    True
-    """
-    args = _validated(grid, origin, direction, max_distance, diagonal_gaps, ignore_start)
-    return next(_cast(*args), None)
-
-
-def raycast_all(
-    grid: Grid | TileMap,
-    origin: Any,
-    direction: Any,
-    max_distance: float = math.inf,
-    *,
-    max_results: int | None = None,
-    diagonal_gaps: str = "block_if_both",
-    ignore_start: bool = False,
-) -> list[Hit]:
-    """Return every solid cell a ray enters, in order (a laser that pierces).
-
-    Same rules as :func:`raycast`: a start inside a wall is the first hit; at
-    a blocking corner both solid shoulders are reported (x-step first) and
-    the laser goes on; with ``outside="solid"`` the first cell beyond the
-    border is the last hit.
-
-    Parameters
-    ----------
-    grid, origin, direction, max_distance, diagonal_gaps, ignore_start
-        As for :func:`raycast`.
-    max_results : int, optional
-        Stop after this many hits.
-
-    Notes
-    -----
-    On a ``TileMap`` every solid *pixel* entered is one hit (as on the
-    expanded pixel grid); group them by ``Hit.cell`` for the tiles.
-
-    Returns
-    -------
-    list of Hit
-
-    Examples
-    --------
-    >>> from tilecast import Grid, raycast_all
-    >>> grid = Grid([[0, 1, 1, 0, 1]])
-    >>> [h.cell for h in raycast_all(grid, (0.5, 0.5), (1.0, 0.0))]
-    [(1, 0), (2, 0), (4, 0)]
-    >>> [h.cell for h in raycast_all(grid, (0.5, 0.5), (1.0, 0.0), max_results=1)]
-    [(1, 0)]
-    """
-    args = _validated(grid, origin, direction, max_distance, diagonal_gaps, ignore_start)
-    if max_results is not None:
-        if isinstance(max_results, bool) or not isinstance(max_results, int):
-            raise TypeError("max_results must be an int or None")
-        if max_results < 0:
-            raise ValueError(f"max_results must be non-negative, got {max_results}")
-    hits: list[Hit] = []
-    if max_results == 0:
-        return hits
-    for hit in _cast(*args):
-        hits.append(hit)
-        if max_results is not None and len(hits) >= max_results:
-            break
-    return hits
-
-
-def line_of_sight(
-    grid: Grid | TileMap, a: Any, b: Any, *, diagonal_gaps: str = "block_if_both"
-) -> bool:
-    """Return True when no solid cell strictly between the cells of ``a`` and ``b`` blocks.
-
-    The segment ``a -> b`` is walked exactly (as :func:`traverse` does); the
-    two end cells never block; a lattice point between two solid shoulders
-    blocks as ``diagonal_gaps`` says. Symmetric: ``line_of_sight(a, b) ==
-    line_of_sight(b, a)``. Cells beyond the map block when the grid's
-    ``outside`` is ``"solid"``.
-
-    Parameters
-    ----------
-    grid : Grid or TileMap
-        The map; on a ``TileMap`` the cells are the pixels of
-        :meth:`~tilecast.TileMap.to_pixel_grid` (the end *pixels* never block).
-    a, b : (float, float)
-        World points.
-    diagonal_gaps : {"block_if_both", "block_if_either", "open"}
-        As for :func:`raycast`.
-
-    Returns
-    -------
-    bool
-
-    Examples
-    --------
-    >>> from tilecast import Grid, line_of_sight
-    >>> grid = Grid([[0, 1, 0], [0, 0, 0]])
-    >>> line_of_sight(grid, (0.5, 0.5), (2.5, 0.5))
-    False
-    >>> line_of_sight(grid, (0.5, 1.5), (2.5, 1.5))
-    True
-    """
-    space = _space_of(_check_grid(grid))
-    pa, pb = as_point("a", a), as_point("b", b)
-    gaps = as_choice("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
+def sight(grid: Any, pa: tuple[float, float], pb: tuple[float, float], gaps: str) -> bool:
+    """Line of sight between two world points (see :func:`tilecast.line_of_sight`)."""
+    space = _space_of(grid)
     (w, h), (ox, oy) = space.cell_size, space.origin
     u0, v0 = (pa[0] - ox) / w, (pa[1] - oy) / h
     u1, v1 = (pb[0] - ox) / w, (pb[1] - oy) / h
@@ -557,6 +515,8 @@ def line_of_sight(
             return False
 
 
+
+
 def _misses_map(
     i: int, j: int, sx: int, sy: int, i_last: int, j_last: int, cols: int, rows: int
 ) -> bool:
@@ -567,3 +527,59 @@ def _misses_map(
         if cell >= size and (step >= 0 or last >= size):
             return True
     return False
+
+
+def segment_walker(u0: float, v0: float, u1: float, v1: float) -> TileWalker:
+    """Return a walker for the tile-space segment ``(u0, v0) -> (u1, v1)``."""
+    return TileWalker(
+        u0,
+        v0,
+        u1 - u0,
+        v1 - v0,
+        Fraction(u1) - Fraction(u0),
+        Fraction(v1) - Fraction(v0),
+    )
+
+
+def cells(u0: float, v0: float, u1: float, v1: float, policy: str) -> Iterator[Step]:
+    """Yield the steps of the tile-space segment ``(u0, v0) -> (u1, v1)`` (see ``traverse``)."""
+    walker = segment_walker(u0, v0, u1, v1)
+    i_last = last_cell(u1, walker.du) if walker.sx else walker.i
+    j_last = last_cell(v1, walker.dv) if walker.sy else walker.j
+    sx, sy = walker.sx, walker.sy
+    yield Step((walker.i, walker.j), 0.0, (0.0, 0.0), False)
+    t_prev = 0.0
+    x_normal = (float(-sx), 0.0)
+    y_normal = (0.0, float(-sy))
+    diagonal = (-sx * CORNER_NORMAL, -sy * CORNER_NORMAL)
+    while True:
+        x_left = (i_last - walker.i) * sx if sx else 0
+        y_left = (j_last - walker.j) * sy if sy else 0
+        if x_left <= 0 and y_left <= 0:
+            return
+        if x_left > 0 and y_left > 0:
+            event = walker.next_event()
+        else:
+            event = -1 if x_left > 0 else 1
+        if event <= 0:
+            t = walker.t_at_x(walker.next_x)
+        else:
+            t = walker.t_at_y(walker.next_y)
+        # Clamp: the order is exact, the reported float t only rounds.
+        t = min(max(t, t_prev), 1.0)
+        t_prev = t
+        if event < 0:
+            walker.step_x()
+            yield Step((walker.i, walker.j), t, x_normal, False)
+        elif event > 0:
+            walker.step_y()
+            yield Step((walker.i, walker.j), t, y_normal, False)
+        else:
+            i, j = walker.i, walker.j
+            if policy in ("both", "x_first"):
+                yield Step((i + sx, j), t, diagonal, True)
+            if policy in ("both", "y_first"):
+                yield Step((i, j + sy), t, diagonal, True)
+            walker.step_x()
+            walker.step_y()
+            yield Step((walker.i, walker.j), t, diagonal, True)

@@ -1,0 +1,192 @@
+"""What the compiled walk reads of a map, built once and kept current.
+
+Every ray query hands :func:`tilecast._kernels.walk.walk` the same three
+arrays: the padded per-quadrant tile info map (on a ``Grid`` its clearance
+map), the variant of each tile and the per-variant pixel clearance (on a
+``Grid``: one-pixel tiles, never read). They are built on first use, stored
+on the map, and kept current by ``Grid.set_solid`` / ``TileMap.set_tile``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from tilecast._validate import check_map
+from tilecast.grid import Grid
+from tilecast.tiles import TileMap
+
+__all__ = ["CLEARANCE_CAP", "WalkMap", "clearance_map", "tile_info_map", "walk_map"]
+
+#: Largest clearance stored per cell (a ray jumps at most this far at once).
+#: A higher cap helps wide open maps but makes ``Grid.set_solid`` touch a
+#: larger window around each changed cell.
+CLEARANCE_CAP = 100
+# On a grid, jump only from cells whose clearance is at least this: a jump
+# costs a few exact comparisons, a plain step one. On a tile map any tile
+# without solid pixels is worth jumping (it spans several pixels).
+_GRID_JUMP_MIN = 2
+_TILE_JUMP_MIN = 0
+# Above this many changed cells, rebuild the clearance map from scratch.
+_REBUILD_FRACTION = 0.02
+# The variant and pixel tables of a grid (one-pixel tiles): never read.
+_GRID_VARIANTS = np.zeros((1, 1), dtype=np.int32)
+_GRID_PIXELS = np.zeros((4, 1, 1, 1), dtype=np.int8)
+
+
+class WalkMap(NamedTuple):
+    """The arguments of the walk that describe one map (see the module docstring)."""
+
+    info: NDArray[np.int8]
+    variants: NDArray[np.int32]
+    pixels: NDArray[np.int8]
+    outside_solid: bool
+    origin_x: float
+    origin_y: float
+    cell_width: float
+    cell_height: float
+    jump_min: int
+    is_tilemap: bool
+
+
+class _Clearance:
+    """The grid's quadrant clearance map, kept current by ``Grid.set_solid``."""
+
+    __slots__ = ("cap", "values")
+
+    def __init__(self, grid: Grid, cap: int) -> None:
+        from tilecast._kernels.maps import build_clearance
+
+        self.cap = cap
+        rows, cols = grid.shape
+        self.values = np.empty((4, rows + 2, cols + 2), dtype=np.int8)
+        build_clearance(grid.solid, cap, grid.outside == "solid", self.values)
+
+    def update(self, grid: Grid, cells: NDArray[np.int64]) -> None:
+        from tilecast._kernels.maps import build_clearance, update_clearance
+
+        rows, cols = grid.shape
+        if len(cells) > _REBUILD_FRACTION * rows * cols:
+            build_clearance(grid.solid, self.cap, grid.outside == "solid", self.values)
+        else:
+            update_clearance(grid.solid, self.cap, cells, self.values)
+
+
+class _TileInfo:
+    """A tile map's tile info and pixel clearance maps, kept current by ``TileMap.set_tile``."""
+
+    __slots__ = ("pixels", "values")
+
+    def __init__(self, tilemap: TileMap) -> None:
+        rows, cols = tilemap.shape
+        self.values = np.empty((4, rows + 2, cols + 2), dtype=np.int8)
+        self.pixels = np.empty((4, 0, 1, 1), dtype=np.int8)
+        self.update(tilemap, np.empty((0, 2), dtype=np.int64))
+
+    def update(self, tilemap: TileMap, cells: NDArray[np.int64]) -> None:
+        # set_tile already redoes O(map) work (and may renumber the variants);
+        # a compiled pass per quadrant is small beside it, so rebuild.
+        from tilecast._kernels.maps import build_pixel_clearance, build_tile_info
+
+        values = np.empty_like(self.values)
+        build_tile_info(tilemap.cell_kinds, CLEARANCE_CAP, tilemap.outside == "solid", values)
+        masks = tilemap.variant_masks
+        pixels = np.empty((4, *masks.shape), dtype=np.int8)
+        build_pixel_clearance(masks, CLEARANCE_CAP, pixels)
+        # swap in whole new arrays: a query running meanwhile keeps the old ones
+        self.values = values
+        self.pixels = pixels
+
+
+def clearance_map(grid: Grid) -> NDArray[np.int8]:
+    """Return the grid's quadrant clearance map (built on first use, then kept current).
+
+    Shape ``(4, rows + 2, cols + 2)``, int8, padded with one ring of cells for
+    what lies beyond the map (``-1`` when ``outside="solid"``, ``-2`` when
+    empty). Entry ``[q, j + 1, i + 1]`` of an empty cell is the largest ``r``
+    (at most :data:`CLEARANCE_CAP`) such that the square of cells
+    ``[i, i + sx*r] x [j, j + sy*r]`` is empty and on the map, for the
+    quadrant ``q = (sx < 0) + 2 * (sy < 0)``; ``-1`` for a solid cell.
+    Building it costs one pass over the map per quadrant; after
+    ``grid.set_solid`` only the cells whose squares hold a changed cell are
+    redone.
+
+    Examples
+    --------
+    >>> from tilecast import Grid
+    >>> from tilecast.batch import clearance_map
+    >>> clearance_map(Grid([[0, 0, 0, 1]], outside="solid"))[1, 1, 1:5].tolist()  # towards -x
+    [0, 0, 0, -1]
+    >>> clearance_map(Grid([[0, 0], [0, 0]]))[0, 1:3, 1:3].tolist()  # towards +x +y
+    [[1, 0], [0, 0]]
+    """
+    data = grid._accel.get("clearance")
+    if data is None:
+        data = _Clearance(grid, CLEARANCE_CAP)
+        grid._accel["clearance"] = data
+    values: NDArray[np.int8] = data.values
+    return values
+
+
+def _tile_info(tilemap: TileMap) -> _TileInfo:
+    data = tilemap._accel.get("tile_info")
+    if data is None:
+        data = _TileInfo(tilemap)
+        tilemap._accel["tile_info"] = data
+    return data  # type: ignore[no-any-return]
+
+
+def tile_info_map(tilemap: TileMap) -> NDArray[np.int8]:
+    """Return a tile map's per-quadrant tile info map (built on first use, then kept current).
+
+    Shape ``(4, rows + 2, cols + 2)``, int8, padded with one ring of tiles for
+    what lies beyond the map (``-1`` when ``outside="solid"``, ``-2`` when
+    empty). Entry ``[q, j + 1, i + 1]`` is ``-1`` for a tile whose pixels are
+    all solid, ``-3`` for a tile with solid and clear pixels, and for a tile
+    without solid pixels the largest ``r`` (at most :data:`CLEARANCE_CAP`) such
+    that the square of tiles ``[i, i + sx*r] x [j, j + sy*r]`` has no solid
+    pixel and lies on the map, for the quadrant ``q = (sx < 0) + 2 * (sy < 0)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tilecast import TileMap, TileSet
+    >>> from tilecast.batch import tile_info_map
+    >>> tiles = TileSet([np.ones((2, 2), bool), [[1, 0], [0, 0]]])
+    >>> tmap = TileMap([[-1, -1, 0, 1]], tiles)
+    >>> tile_info_map(tmap)[0, 1].tolist()  # towards +x +y: one row, so no square beyond 0
+    [-2, 0, 0, -1, -3, -2]
+    >>> tmap.set_tile((2, 0), -1)
+    >>> tile_info_map(tmap)[0, 1, 1:5].tolist()
+    [0, 0, 0, -3]
+    """
+    return _tile_info(tilemap).values
+
+
+def walk_map(grid: Any) -> WalkMap:
+    """Return the walk's view of ``grid`` (a Grid, a TileMap or a 2D bool array).
+
+    Cached on the map and rebuilt after each edit (the edit counter
+    ``version`` tells). A raw array is wrapped in a ``Grid`` on every call,
+    which costs a pass over it: keep a ``Grid`` for repeated queries.
+    """
+    grid = check_map(grid)
+    cached = grid._accel.get("walk_map")
+    if cached is not None and cached[0] == grid.version:
+        view: WalkMap = cached[1]
+        return view
+    ox, oy = grid.origin
+    if isinstance(grid, TileMap):
+        info = _tile_info(grid)
+        pw, ph = grid.pixel_size
+        view = WalkMap(info.values, grid.cell_variant, info.pixels, grid.outside == "solid",
+                       ox, oy, pw, ph, _TILE_JUMP_MIN, True)  # fmt: skip
+    else:
+        w, h = grid.tile_size
+        view = WalkMap(clearance_map(grid), _GRID_VARIANTS, _GRID_PIXELS,
+                       grid.outside == "solid", ox, oy, w, h, _GRID_JUMP_MIN, False)  # fmt: skip
+    # a tuple, not a map entry with update(): dropped and rebuilt after edits
+    grid._accel["walk_map"] = (grid.version, view)
+    return view

@@ -1,0 +1,389 @@
+"""One ray or segment on a tile map: ``traverse``, ``raycast``, ``raycast_all``, ``line_of_sight``.
+
+Each function checks its few arguments, makes one call of the compiled walk
+(:func:`tilecast._kernels.walk.walk`, the same walk the batch functions use,
+so answers agree bit for bit) and wraps the answer. No NumPy array is built
+per call (``traverse`` and ``raycast_all`` fill one small buffer per call).
+Rays whose tile-space numbers leave the range where the compiled arithmetic
+is proven take the exact far-range path (:mod:`tilecast._farwalk`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from tilecast import _farwalk
+from tilecast._validate import (
+    as_choice_index,
+    as_direction,
+    as_flag,
+    as_nonnegative_float,
+    as_point,
+    check_map,
+)
+from tilecast._walkmap import walk_map
+from tilecast.grid import Grid
+from tilecast.results import Hit, Step
+from tilecast.tiles import TileMap
+
+__all__ = [
+    "CORNER_POLICIES",
+    "DIAGONAL_GAPS",
+    "line_of_sight",
+    "raycast",
+    "raycast_all",
+    "traverse",
+]
+
+DIAGONAL_GAPS = ("block_if_both", "block_if_either", "open")
+CORNER_POLICIES = ("both", "x_first", "y_first", "none")
+
+# walk modes and statuses (the values of tilecast._kernels.walk, which is
+# imported on first use so that ``import tilecast`` does not load Numba)
+_FIRST, _ALL, _SIGHT, _CELLS = 0, 1, 2, 3
+_DONE, _UNSAFE, _FOUND, _MORE = 0, 1, 2, 3
+_NO_EVENTS_F = np.empty((0, 5))
+_NO_EVENTS_I = np.empty((0, 5), dtype=np.int64)
+_NO_INFO = np.zeros((4, 1, 1), dtype=np.int8)
+_NO_VARIANTS = np.zeros((1, 1), dtype=np.int32)
+_NO_PIXELS = np.zeros((4, 1, 1, 1), dtype=np.int8)
+_CHUNK = 64  # steps or hits per compiled call of traverse and raycast_all
+
+
+def _walk() -> Any:
+    from tilecast._kernels.walk import walk
+
+    return walk
+
+
+def _limit(max_distance: Any) -> float:
+    if type(max_distance) is float and max_distance >= 0.0:  # also rejects NaN
+        return max_distance
+    return as_nonnegative_float("max_distance", max_distance, allow_inf=True)
+
+
+def _pixel(is_tilemap: bool, px: int, py: int) -> tuple[int, int] | None:
+    return (px, py) if is_tilemap else None
+
+
+def raycast(
+    grid: Grid | TileMap | np.ndarray,
+    origin: Any,
+    direction: Any,
+    max_distance: float = math.inf,
+    *,
+    diagonal_gaps: str = "block_if_both",
+    ignore_start: bool = False,
+) -> Hit | None:
+    """Cast one ray and return its first hit on a solid cell, or None.
+
+    Parameters
+    ----------
+    grid : Grid, TileMap or 2D bool array
+        The map (a bool array is ``Grid(array)``: unit tiles at the origin).
+        On a :class:`~tilecast.TileMap` the ray stops on the first solid
+        *pixel*: every rule below applies to the expanded pixel grid
+        (:meth:`~tilecast.TileMap.to_pixel_grid`), ``cell`` is the tile and
+        ``Hit.pixel`` the pixel ``(px, py)`` inside it, as displayed.
+    origin : (float, float)
+        Start of the ray in world units (any sequence of two numbers).
+    direction : (float, float)
+        Direction in world units; need not be unit length, must not be zero.
+    max_distance : float, default inf
+        Longest distance travelled, inclusive: a face exactly at
+        ``max_distance`` is hit.
+    diagonal_gaps : {"block_if_both", "block_if_either", "open"}
+        What happens when the ray passes exactly through a lattice point
+        between two *shoulder* cells: stop if both are solid (default: rays
+        never leak between two walls touching at a corner), if either is solid
+        (closed-box physics), or never.
+    ignore_start : bool, default False
+        Let a ray that starts inside a solid cell leave that cell freely.
+
+    Returns
+    -------
+    Hit or None
+        None when nothing solid lies within ``max_distance`` (or the ray left a
+        map whose ``outside`` is ``"empty"``).
+
+    Notes
+    -----
+    A ray starting inside a solid cell returns ``Hit(point=origin,
+    normal=(0, 0), distance=0, inside=True)``. A ray grazing along a wall's
+    face does not hit it: on a grid line it occupies the cells on the
+    half-open side. With ``outside="solid"`` the ray stops on entering the
+    first cell beyond the border. A ray starting off a map whose outside is
+    empty jumps to where it enters the map. Long rays jump over empty squares
+    of the map (exactly), so their cost grows with the number of walls
+    passed, not cells.
+
+    Examples
+    --------
+    >>> from tilecast import Grid, raycast
+    >>> grid = Grid([[0, 0, 0], [0, 0, 1], [0, 1, 0]])
+    >>> hit = raycast(grid, (0.5, 0.5), (1.0, 1.0))  # corner between two walls
+    >>> hit.point, hit.cell, round(hit.distance, 4)
+    ((2.0, 2.0), (2, 1), 2.1213)
+    >>> raycast(grid, (0.5, 0.5), (1.0, 1.0), diagonal_gaps="open") is None
+    True
+    >>> raycast(grid, (0.5, 0.5), (1.0, 0.0)) is None  # leaves the map
+    True
+    """
+    view = walk_map(grid)
+    x0, y0 = as_point("origin", origin)
+    dx, dy = as_direction("direction", direction)
+    limit = _limit(max_distance)
+    gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
+    ignore = as_flag("ignore_start", ignore_start)
+    r = _walk()(view.info, view.variants, view.pixels, view.outside_solid, _FIRST, gaps, 0,
+                ignore, view.jump_min, view.origin_x, view.origin_y, view.cell_width,
+                view.cell_height, x0, y0, dx, dy, limit, 0, 0, 0, 0, 0, 0.0, _NO_EVENTS_F,
+                _NO_EVENTS_I)  # fmt: skip
+    status = r[0]
+    if status == _FOUND:
+        return tuple.__new__(  # type: ignore[no-any-return]
+            Hit,
+            ((r[8], r[9]), (r[10], r[11]), r[7], (r[12], r[13]), r[14] != 0,
+             (r[15], r[16]) if view.is_tilemap else None),
+        )  # fmt: skip
+    if status == _DONE:
+        return None
+    hits = _farwalk.cast(check_map(grid), (x0, y0), (dx, dy), limit, DIAGONAL_GAPS[gaps], ignore)
+    return next(hits, None)
+
+
+def _all_hits(
+    grid: Any, origin: tuple[float, float], direction: tuple[float, float], limit: float,
+    gaps: int, ignore: bool,
+) -> Iterator[Hit]:  # fmt: skip
+    """Yield every solid cell (or pixel) the ray enters, in order, from compiled chunks."""
+    view = walk_map(grid)
+    walk = _walk()
+    events_f = np.empty((_CHUNK, 5))
+    events_i = np.empty((_CHUNK, 5), dtype=np.int64)
+    resume, i, j, nx, ny, t_prev = 0, 0, 0, 0, 0, 0.0
+    while True:
+        r = walk(view.info, view.variants, view.pixels, view.outside_solid, _ALL, gaps, 0,
+                 ignore, view.jump_min, view.origin_x, view.origin_y, view.cell_width,
+                 view.cell_height, origin[0], origin[1], direction[0], direction[1], limit,
+                 resume, i, j, nx, ny, t_prev, events_f, events_i)  # fmt: skip
+        if r[0] == _UNSAFE:
+            yield from _farwalk.cast(check_map(grid), origin, direction, limit,
+                                     DIAGONAL_GAPS[gaps], ignore)  # fmt: skip
+            return
+        count = r[1]
+        floats = events_f[:count].tolist()
+        ints = events_i[:count].tolist()
+        for (distance, x, y, normal_x, normal_y), (col, row, inside, px, py) in zip(
+            floats, ints, strict=True
+        ):
+            yield Hit((x, y), (normal_x, normal_y), distance, (col, row), inside != 0,
+                      _pixel(view.is_tilemap, px, py))  # fmt: skip
+        if r[0] != _MORE:
+            return
+        resume, i, j, nx, ny, t_prev = 1, r[2], r[3], r[4], r[5], r[6]
+
+
+def raycast_all(
+    grid: Grid | TileMap | np.ndarray,
+    origin: Any,
+    direction: Any,
+    max_distance: float = math.inf,
+    *,
+    max_results: int | None = None,
+    diagonal_gaps: str = "block_if_both",
+    ignore_start: bool = False,
+) -> list[Hit]:
+    """Return every solid cell a ray enters, in order (a laser that pierces).
+
+    Same rules as :func:`raycast`: a start inside a wall is the first hit; at
+    a blocking corner both solid shoulders are reported (x-step first) and
+    the laser goes on; with ``outside="solid"`` the first cell beyond the
+    border is the last hit (so at a corner of the map only the x-step
+    shoulder beyond it is reported).
+
+    Parameters
+    ----------
+    grid, origin, direction, max_distance, diagonal_gaps, ignore_start
+        As for :func:`raycast`.
+    max_results : int, optional
+        Stop after this many hits.
+
+    Returns
+    -------
+    list of Hit
+
+    Notes
+    -----
+    On a ``TileMap`` every solid *pixel* entered is one hit (as on the
+    expanded pixel grid); group them by ``Hit.cell`` for the tiles.
+
+    Examples
+    --------
+    >>> from tilecast import Grid, raycast_all
+    >>> grid = Grid([[0, 1, 1, 0, 1]])
+    >>> [h.cell for h in raycast_all(grid, (0.5, 0.5), (1.0, 0.0))]
+    [(1, 0), (2, 0), (4, 0)]
+    >>> [h.cell for h in raycast_all(grid, (0.5, 0.5), (1.0, 0.0), max_results=1)]
+    [(1, 0)]
+    """
+    check_map(grid)
+    start = as_point("origin", origin)
+    heading = as_direction("direction", direction)
+    limit = _limit(max_distance)
+    gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
+    ignore = as_flag("ignore_start", ignore_start)
+    if max_results is not None:
+        if isinstance(max_results, bool) or not isinstance(max_results, int | np.integer):
+            raise TypeError("max_results must be an int or None")
+        if max_results < 0:
+            raise ValueError(f"max_results must be non-negative, got {max_results}")
+    hits: list[Hit] = []
+    if max_results == 0:
+        return hits
+    for hit in _all_hits(grid, start, heading, limit, gaps, ignore):
+        hits.append(hit)
+        if max_results is not None and len(hits) >= max_results:
+            break
+    return hits
+
+
+def line_of_sight(
+    grid: Grid | TileMap | np.ndarray, a: Any, b: Any, *, diagonal_gaps: str = "block_if_both"
+) -> bool:
+    """Return True when no solid cell strictly between the cells of ``a`` and ``b`` blocks.
+
+    The segment ``a -> b`` is walked exactly (as :func:`traverse` does); the
+    two end cells never block; a lattice point between two solid shoulders
+    blocks as ``diagonal_gaps`` says. Symmetric: ``line_of_sight(a, b) ==
+    line_of_sight(b, a)``. Cells beyond the map block when the map's
+    ``outside`` is ``"solid"``.
+
+    Parameters
+    ----------
+    grid : Grid, TileMap or 2D bool array
+        The map; on a ``TileMap`` the cells are the pixels of
+        :meth:`~tilecast.TileMap.to_pixel_grid` (the end *pixels* never block).
+    a, b : (float, float)
+        World points.
+    diagonal_gaps : {"block_if_both", "block_if_either", "open"}
+        As for :func:`raycast`.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from tilecast import Grid, line_of_sight
+    >>> grid = Grid([[0, 1, 0], [0, 0, 0]])
+    >>> line_of_sight(grid, (0.5, 0.5), (2.5, 0.5))
+    False
+    >>> line_of_sight(grid, (0.5, 1.5), (2.5, 1.5))
+    True
+    """
+    view = walk_map(grid)
+    xa, ya = as_point("a", a)
+    xb, yb = as_point("b", b)
+    gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
+    r = _walk()(view.info, view.variants, view.pixels, view.outside_solid, _SIGHT, gaps, 0,
+                False, view.jump_min, view.origin_x, view.origin_y, view.cell_width,
+                view.cell_height, xa, ya, xb, yb, math.inf, 0, 0, 0, 0, 0, 0.0, _NO_EVENTS_F,
+                _NO_EVENTS_I)  # fmt: skip
+    if r[0] == _UNSAFE:
+        return _farwalk.sight(check_map(grid), (xa, ya), (xb, yb), DIAGONAL_GAPS[gaps])
+    return bool(r[0] == _DONE)
+
+
+def traverse(
+    grid: Grid | TileMap | np.ndarray, start: Any, end: Any, *, corners: str = "both"
+) -> Iterator[Step]:
+    """Yield every cell the segment ``start -> end`` passes through, in order.
+
+    The walk is lazy (stop iterating at the first interesting cell: the
+    compiled walk runs a chunk of steps at a time) and pure geometry: cells
+    beyond the map are yielded too.
+
+    Parameters
+    ----------
+    grid : Grid, TileMap or 2D bool array
+        Supplies the tile size and origin (solidity is not consulted). On a
+        ``TileMap`` the cells are its tiles (use ``tilemap.to_pixel_grid()``
+        for its pixels).
+    start, end : (float, float)
+        Segment end points in world units.
+    corners : {"both", "x_first", "y_first", "none"}, default "both"
+        What to emit when the segment passes exactly through a lattice point,
+        touching the two *shoulder* cells only at that point. ``"both"``: both
+        shoulders (the x-step one first), then the diagonal cell; never misses a
+        touched tile and keeps ``set(traverse(a, b)) == set(traverse(b, a))``.
+        ``"x_first"`` / ``"y_first"``: one shoulder, giving a 4-connected path of
+        exactly ``|di| + |dj| + 1`` cells. ``"none"``: straight to the diagonal.
+
+    Yields
+    ------
+    Step
+        ``cell``, ``t`` (where the segment enters it), ``normal`` and ``corner``.
+
+    Notes
+    -----
+    A segment *occupies* a cell for an open interval of ``t``: the first cell
+    is the one occupied just after ``t = 0`` (a start on a grid line moving away
+    does not report the cell it leaves), the last the one occupied just before
+    ``t = 1``; a segment lying on a grid line occupies the cells on the
+    half-open side (``[i, i + 1)``). A zero-length segment yields the cell of
+    its point. Every crossing order is decided exactly on the tile-space
+    doubles, and the walk ends by step count, so even a 10**6-cell segment
+    ends in exactly the right cell.
+
+    Examples
+    --------
+    >>> from tilecast import Grid, traverse
+    >>> grid = Grid([[False] * 4] * 4)
+    >>> [s.cell for s in traverse(grid, (0.5, 0.5), (2.5, 1.5))]
+    [(0, 0), (1, 0), (1, 1), (2, 1)]
+    >>> [(s.cell, s.corner) for s in traverse(grid, (0.5, 0.5), (1.5, 1.5))]
+    [((0, 0), False), ((1, 0), True), ((0, 1), True), ((1, 1), True)]
+    >>> [s.cell for s in traverse(grid, (0.5, 0.5), (1.5, 1.5), corners="none")]
+    [(0, 0), (1, 1)]
+    """
+    tiles = check_map(grid)
+    start_point = as_point("start", start)
+    end_point = as_point("end", end)
+    policy = as_choice_index("corners", corners, CORNER_POLICIES)
+    return _steps(tiles.origin, tiles.tile_size, start_point, end_point, policy)
+
+
+def _steps(
+    origin: tuple[float, float], tile_size: tuple[float, float], a: tuple[float, float],
+    b: tuple[float, float], policy: int,
+) -> Iterator[Step]:  # fmt: skip
+    walk = _walk()
+    (ox, oy), (w, h) = origin, tile_size
+    events_f = np.empty((_CHUNK, 5))
+    events_i = np.empty((_CHUNK, 5), dtype=np.int64)
+    resume, i, j, nx, ny, t_prev = 0, 0, 0, 0, 0, 0.0
+    while True:
+        r = walk(_NO_INFO, _NO_VARIANTS, _NO_PIXELS, False, _CELLS, 0, policy, False, 0, ox, oy,
+                 w, h, a[0], a[1], b[0], b[1], math.inf, resume, i, j, nx, ny, t_prev, events_f,
+                 events_i)  # fmt: skip
+        if r[0] == _UNSAFE:
+            u0, v0 = (a[0] - ox) / w, (a[1] - oy) / h
+            u1, v1 = (b[0] - ox) / w, (b[1] - oy) / h
+            yield from _farwalk.cells(u0, v0, u1, v1, CORNER_POLICIES[policy])
+            return
+        count = r[1]
+        floats = events_f[:count].tolist()
+        ints = events_i[:count].tolist()
+        for (t, _, _, normal_x, normal_y), (col, row, corner, _, _) in zip(
+            floats, ints, strict=True
+        ):
+            yield Step((col, row), t, (normal_x, normal_y), corner != 0)
+        if r[0] != _MORE:
+            return
+        resume, i, j, nx, ny, t_prev = 1, r[2], r[3], r[4], r[5], r[6]
+

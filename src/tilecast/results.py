@@ -1,0 +1,164 @@
+"""The records queries return: :class:`Hit`, :class:`Hits`, :class:`Step`, :class:`RayContact`.
+
+One ray gives small immutable records with named fields (like pymunk's query
+infos); many rays give :class:`Hits`, a record of NumPy arrays, one row per
+ray, so no object is built per ray.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["Hit", "Hits", "RayContact", "Step"]
+
+
+class Hit(NamedTuple):
+    """Where a ray meets a solid cell.
+
+    Attributes
+    ----------
+    point : (float, float)
+        World point of the hit (the origin for a ray starting inside a wall).
+    normal : (float, float)
+        Unit normal of the face entered, pointing back against the ray; the
+        normalised diagonal at a corner; ``(0, 0)`` when ``inside``.
+    distance : float
+        Euclidean distance from the origin in world units.
+    cell : (int, int)
+        The solid cell ``(col, row)`` (possibly beyond the map when the map's
+        ``outside`` is ``"solid"``).
+    inside : bool
+        True when the ray started inside this solid cell.
+    pixel : (int, int) or None
+        On a ``TileMap``: the solid pixel ``(px, py)`` inside the tile, as
+        displayed; None on a plain ``Grid``.
+
+    Examples
+    --------
+    >>> from tilecast import Grid, raycast
+    >>> hit = raycast(Grid([[0, 0, 1]]), (0.5, 0.5), (1.0, 0.0))
+    >>> hit.point, hit.normal, hit.distance, hit.cell, hit.inside
+    ((2.0, 0.5), (-1.0, 0.0), 1.5, (2, 0), False)
+    """
+
+    point: tuple[float, float]
+    normal: tuple[float, float]
+    distance: float
+    cell: tuple[int, int]
+    inside: bool
+    pixel: tuple[int, int] | None = None
+
+
+class Step(NamedTuple):
+    """One cell of a traversal.
+
+    Attributes
+    ----------
+    cell : (int, int)
+        The cell ``(i, j) = (col, row)``.
+    t : float
+        Segment parameter in [0, 1] where the segment enters the cell (0 for
+        the first cell).
+    normal : (float, float)
+        Outward normal of the face entered (``(0, 0)`` for the first cell,
+        the normalised diagonal for the steps of a corner crossing).
+    corner : bool
+        True for every step emitted by a crossing through a lattice point.
+
+    Examples
+    --------
+    >>> from tilecast import Step
+    >>> Step(cell=(1, 0), t=0.5, normal=(-1.0, 0.0), corner=False).cell
+    (1, 0)
+    """
+
+    cell: tuple[int, int]
+    t: float
+    normal: tuple[float, float]
+    corner: bool
+
+
+class RayContact(NamedTuple):
+    """One object met by :meth:`SpatialHash.query_ray <tilecast.SpatialHash.query_ray>`.
+
+    Attributes
+    ----------
+    id : int
+        The object's id.
+    distance : float
+        Euclidean distance from the ray's origin to the first contact (0 when
+        the origin lies in or on the object).
+    point : (float, float)
+        The first contact point.
+
+    Examples
+    --------
+    >>> from tilecast import SpatialHash
+    >>> world = SpatialHash(1.0)
+    >>> world.insert(7, box=(3.0, -1.0, 4.0, 1.0))
+    >>> contact = next(world.query_ray((0.0, 0.0), (1.0, 0.0)))  # the nearest first
+    >>> contact.id, contact.distance, contact.point
+    (7, 3.0, (3.0, 0.0))
+    """
+
+    id: int
+    distance: float
+    point: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class Hits:
+    """Results of :func:`~tilecast.raycast_many`, one row per ray.
+
+    Attributes
+    ----------
+    hit : ndarray of bool, shape (N,)
+    distance : ndarray of float64, shape (N,)
+        ``+inf`` on a miss.
+    point : ndarray of float64, shape (N, 2)
+        NaN on a miss.
+    normal : ndarray of float64, shape (N, 2)
+        ``(0, 0)`` on a miss or an inside hit.
+    cell : ndarray of int64, shape (N, 2)
+        ``(col, row)``; ``-1`` on a miss.
+    inside : ndarray of bool, shape (N,)
+    pixel : ndarray of int64, shape (N, 2), or None
+        On a ``TileMap``: the solid pixel in the tile; None on a ``Grid``.
+
+    Examples
+    --------
+    >>> from tilecast import Grid, raycast_many
+    >>> hits = raycast_many(Grid([[0, 0, 1]]), (0.5, 0.5), [(1.0, 0.0), (-1.0, 0.0)])
+    >>> len(hits), hits.hit.tolist(), hits.distance.tolist()
+    (2, [True, False], [1.5, inf])
+    >>> hits[0].cell, hits[1] is None
+    ((2, 0), True)
+    """
+
+    hit: NDArray[np.bool_]
+    distance: NDArray[np.float64]
+    point: NDArray[np.float64]
+    normal: NDArray[np.float64]
+    cell: NDArray[np.int64]
+    inside: NDArray[np.bool_]
+    pixel: NDArray[np.int64] | None = None
+
+    def __len__(self) -> int:
+        return int(self.hit.shape[0])
+
+    def __getitem__(self, k: int) -> Hit | None:
+        """Return ray ``k``'s result as a :class:`Hit`, or None on a miss."""
+        if not self.hit[k]:
+            return None
+        return Hit(
+            (float(self.point[k, 0]), float(self.point[k, 1])),
+            (float(self.normal[k, 0]), float(self.normal[k, 1])),
+            float(self.distance[k]),
+            (int(self.cell[k, 0]), int(self.cell[k, 1])),
+            bool(self.inside[k]),
+            None if self.pixel is None else (int(self.pixel[k, 0]), int(self.pixel[k, 1])),
+        )
