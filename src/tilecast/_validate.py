@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "all_finite",
     "as_choice",
     "as_choice_index",
     "as_direction",
@@ -148,11 +149,17 @@ def as_real_array(name: str, value: Any) -> np.ndarray:
         array = np.asarray(value)
     except (TypeError, ValueError) as exc:  # ragged input
         raise ValueError(f"{name} must be a regular array of numbers: {exc}") from None
-    if array.dtype == np.bool_ or not (
-        np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)
-    ):
+    if array.dtype.kind not in "fiu":
         raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
     return array
+
+
+def all_finite(array: np.ndarray) -> bool:
+    """Return True when no entry of the float array is NaN or infinite (fast on small arrays)."""
+    if array.size <= 16:  # Python is faster than two ufunc calls here
+        return all(map(math.isfinite, array.ravel().tolist()))
+    # max() propagates NaN, and NaN < inf is False
+    return bool(np.abs(array).max() < math.inf)
 
 
 def as_points_array(name: str, value: Any, *, allow_single: bool = True) -> np.ndarray:
@@ -160,12 +167,23 @@ def as_points_array(name: str, value: Any, *, allow_single: bool = True) -> np.n
 
     A single point of shape ``(2,)`` becomes ``(1, 2)`` when ``allow_single``.
     """
+    if allow_single and type(value) is tuple and len(value) == 2:
+        return np.array([as_point(name, value)])
+    if type(value) is list and 0 < len(value) <= 16 and all(type(p) is tuple for p in value):
+        # a short list of (x, y) tuples: NumPy's conversion is the slow part
+        # of a small batch, so check the floats first and convert once
+        try:
+            points = [as_point(name, p) for p in value]
+        except (TypeError, ValueError):
+            pass  # the general path below names the argument and the problem
+        else:
+            return np.array(points)
     array = as_real_array(name, value)
     if array.ndim == 1 and allow_single and array.shape[0] == 2:
         array = array.reshape(1, 2)
     if array.ndim != 2 or array.shape[1] != 2:
         raise ValueError(f"{name} must have shape (N, 2), got {array.shape}")
     array = np.ascontiguousarray(array, dtype=np.float64)
-    if not np.isfinite(array).all():
+    if not all_finite(array):
         raise ValueError(f"{name} must contain only finite values (no NaN or inf)")
     return array

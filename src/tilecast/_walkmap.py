@@ -37,18 +37,17 @@ _GRID_PIXELS = np.zeros((4, 1, 1, 1), dtype=np.int8)
 
 
 class WalkMap(NamedTuple):
-    """The arguments of the walk that describe one map (see the module docstring)."""
+    """The walk's arguments that describe one map, in the walk's order (module docstring)."""
 
     info: NDArray[np.int8]
     variants: NDArray[np.int32]
     pixels: NDArray[np.int8]
     outside_solid: bool
+    jump_min: int
     origin_x: float
     origin_y: float
     cell_width: float
     cell_height: float
-    jump_min: int
-    is_tilemap: bool
 
 
 class _Clearance:
@@ -165,28 +164,34 @@ def tile_info_map(tilemap: TileMap) -> NDArray[np.int8]:
     return _tile_info(tilemap).values
 
 
-def walk_map(grid: Any) -> WalkMap:
-    """Return the walk's view of ``grid`` (a Grid, a TileMap or a 2D bool array).
+def walk_map(grid: Any) -> tuple[WalkMap, bool]:
+    """Return the walk's view of ``grid`` and whether it is a tile map.
 
+    ``grid`` is a Grid, a TileMap or a 2D bool array.
     Cached on the map and rebuilt after each edit (the edit counter
     ``version`` tells). A raw array is wrapped in a ``Grid`` on every call,
     which costs a pass over it: keep a ``Grid`` for repeated queries.
     """
-    grid = check_map(grid)
+    kind = type(grid)
+    if kind is not Grid and kind is not TileMap:
+        grid = check_map(grid)
     cached = grid._accel.get("walk_map")
-    if cached is not None and cached[0] == grid.version:
-        view: WalkMap = cached[1]
-        return view
+    if cached is not None and cached[0] == grid._version:
+        return cached[1]  # type: ignore[no-any-return]
     ox, oy = grid.origin
+    view: WalkMap
     if isinstance(grid, TileMap):
         info = _tile_info(grid)
         pw, ph = grid.pixel_size
-        view = WalkMap(info.values, grid.cell_variant, info.pixels, grid.outside == "solid",
-                       ox, oy, pw, ph, _TILE_JUMP_MIN, True)  # fmt: skip
+        # a writable copy: the walk is compiled for writable arrays only
+        variants = np.array(grid.cell_variant, dtype=np.int32, order="C")
+        view = WalkMap(info.values, variants, info.pixels, grid.outside == "solid",
+                       _TILE_JUMP_MIN, ox, oy, pw, ph)  # fmt: skip
     else:
         w, h = grid.tile_size
         view = WalkMap(clearance_map(grid), _GRID_VARIANTS, _GRID_PIXELS,
-                       grid.outside == "solid", ox, oy, w, h, _GRID_JUMP_MIN, False)  # fmt: skip
+                       grid.outside == "solid", _GRID_JUMP_MIN, ox, oy, w, h)  # fmt: skip
+    result = (view, isinstance(grid, TileMap))
     # a tuple, not a map entry with update(): dropped and rebuilt after edits
-    grid._accel["walk_map"] = (grid.version, view)
-    return view
+    grid._accel["walk_map"] = (grid._version, result)
+    return result

@@ -46,11 +46,26 @@ __all__ = [
 # Batches up to this size are cast ray by ray on the calling thread: starting
 # the parallel kernel costs more than the rays.
 _SMALL_BATCH = 32
+_cast_range: Any = None
+
+
+def _load_cast_range() -> Any:
+    """Load the one-walk batch kernel; return its entry point (no type dispatch per call)."""
+    global _cast_range
+    from tilecast._kernels.walk import CAST_RANGE_SIGNATURE, cast_range
+
+    _cast_range = cast_range.overloads[CAST_RANGE_SIGNATURE].entry_point
+    return _cast_range
+
+
+_INF_DISTANCE = np.full(1, math.inf)  # never written
+# where a small batch on a grid writes pixels nobody reads (rows < _SMALL_BATCH)
+_NO_PIXELS = np.empty((_SMALL_BATCH, 2), dtype=np.int64)
 
 
 def _as_max_distances(value: Any, n: int) -> NDArray[np.float64]:
     if type(value) is float and value >= 0.0:
-        return np.full(1, value)
+        return _INF_DISTANCE if value == math.inf else np.full(1, value)
     array = as_real_array("max_distance", value)
     if array.ndim == 0:
         array = array.reshape(1)
@@ -65,6 +80,9 @@ def _as_max_distances(value: Any, n: int) -> NDArray[np.float64]:
 
 def _as_directions(value: Any) -> NDArray[np.float64]:
     directions = as_points_array("directions", value)
+    if len(directions) <= 16:  # Python is faster than three ufunc calls here
+        if (0.0, 0.0) not in map(tuple, directions.tolist()):
+            return directions
     zero = (directions[:, 0] == 0.0) & (directions[:, 1] == 0.0)
     if zero.any():
         raise ValueError(
@@ -87,7 +105,7 @@ def _far_path(
 
 
 def _cast(
-    grid: Any, view: WalkMap, origins: NDArray[np.float64], origin_stride: int,
+    grid: Any, view: WalkMap, is_tilemap: bool, origins: NDArray[np.float64], origin_stride: int,
     directions: NDArray[np.float64], max_distances: NDArray[np.float64], gaps: int,
     ignore_start: bool, n: int,
 ) -> tuple[NDArray[Any], ...]:  # fmt: skip
@@ -96,32 +114,31 @@ def _cast(
     point = np.empty((n, 2))
     normal = np.empty((n, 2))
     cell = np.empty((n, 2), dtype=np.int64)
-    inside = np.empty(n, dtype=np.uint8)
-    pixel = np.empty((n, 2) if view.is_tilemap else (0, 2), dtype=np.int64)
+    inside = np.empty(n, dtype=np.bool_)
+    pixel = np.empty((n, 2) if is_tilemap else (0, 2), dtype=np.int64)
     status = np.empty(n, dtype=np.uint8)
     if n == 0:
         return distance, point, normal, cell, inside, pixel
-    common = (view.info, view.variants, view.pixels, view.outside_solid)
-    frame = (view.origin_x, view.origin_y, view.cell_width, view.cell_height)
-    if view.is_tilemap or n <= _SMALL_BATCH:
-        from tilecast._kernels.walk import cast_each, cast_range
-
-        if not view.is_tilemap:
-            pixel = np.empty((n, 2), dtype=np.int64)  # written, then dropped
-        rest = (*frame, origins, directions, origin_stride, max_distances, distance, point,
-                normal, cell, inside, pixel, status)  # fmt: skip
+    if is_tilemap or n <= _SMALL_BATCH:
+        if not is_tilemap:
+            pixel = _NO_PIXELS if n <= _SMALL_BATCH else np.empty((n, 2), dtype=np.int64)
+        rest = (gaps, ignore_start, origins, directions, origin_stride, max_distances, distance,
+                point, normal, cell, inside, pixel, status)  # fmt: skip
         if n <= _SMALL_BATCH:
-            cast_range(0, n, *common, gaps, ignore_start, view.jump_min, *rest)
+            if not (_cast_range or _load_cast_range())(0, n, *view, *rest):
+                return distance, point, normal, cell, inside, pixel
         else:
             from tilecast._kernels.lanes import task_size
+            from tilecast._kernels.walk import cast_each
 
-            cast_each(*common, gaps, ignore_start, view.jump_min, *rest, task_size(n))
+            cast_each(*view, *rest, task_size(n))
     else:
         from tilecast._kernels.lanes import cast_many, task_size
 
-        cast_many(*common, *frame, origins, directions, origin_stride, max_distances, gaps,
-                  ignore_start, view.jump_min, distance, point, normal, cell, inside, status,
-                  True, task_size(n))  # fmt: skip
+        cast_many(view.info, view.variants, view.pixels, view.outside_solid, view.origin_x,
+                  view.origin_y, view.cell_width, view.cell_height, origins, directions,
+                  origin_stride, max_distances, gaps, ignore_start, view.jump_min, distance,
+                  point, normal, cell, inside, status, True, task_size(n))  # fmt: skip
     for k in np.flatnonzero(status != 0):  # rare: beyond the compiled range
         hit = _far_path(grid, origins, origin_stride, directions, max_distances, gaps,
                         ignore_start, int(k))  # fmt: skip
@@ -130,7 +147,7 @@ def _cast(
         normal[k] = (0.0, 0.0) if hit is None else hit.normal
         cell[k] = (-1, -1) if hit is None else hit.cell
         inside[k] = 0 if hit is None else hit.inside
-        if view.is_tilemap:
+        if is_tilemap:
             pixel[k] = (-1, -1) if hit is None else hit.pixel
     return distance, point, normal, cell, inside, pixel
 
@@ -204,7 +221,7 @@ def raycast_many(
     >>> hits.cell.tolist(), hits.pixel.tolist(), hits.point[0].tolist()
     ([[1, 0], [-1, -1]], [[0, 2], [-1, -1]], [4.0, 2.5])
     """
-    view = walk_map(grid)
+    view, is_tilemap = walk_map(grid)
     origin_array = as_points_array("origins", origins)
     direction_array = _as_directions(directions)
     gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
@@ -219,17 +236,11 @@ def raycast_many(
     max_distances = _as_max_distances(max_distance, n)
     stride = max(n, 1) if n_origins == 1 else 1
     distance, point, normal, cell, inside, pixel = _cast(
-        grid, view, origin_array, stride, direction_array, max_distances, gaps, ignore, n
-    )
-    return Hits(
-        hit=distance < math.inf,
-        distance=distance,
-        point=point,
-        normal=normal,
-        cell=cell,
-        inside=inside.view(np.bool_),
-        pixel=pixel if view.is_tilemap else None,
-    )
+        grid, view, is_tilemap, origin_array, stride, direction_array, max_distances, gaps,
+        ignore, n,
+    )  # fmt: skip
+    return Hits(distance < math.inf, distance, point, normal, cell, inside,
+                pixel if is_tilemap else None)  # fmt: skip
 
 
 def _as_angles(angles: Any) -> NDArray[np.float64]:
@@ -285,19 +296,19 @@ def scan_many(
     >>> scan_many(grid, [(1.5, 1.5, 0.0), (0.5, 0.5, np.pi)], [0.0], 10.0).tolist()
     [[2.5], [0.5]]
     """
-    view = walk_map(grid)
+    view, is_tilemap = walk_map(grid)
     pose_array = _as_poses(poses)
     angle_array = _as_angles(angles)
     max_range = as_positive_float("max_range", max_range)
     n_poses, n_beams = len(pose_array), len(angle_array)
     if n_poses * n_beams == 0:
         return np.empty((n_poses, n_beams))
-    if view.is_tilemap:
+    if is_tilemap:
         directions = beam_directions(pose_array, angle_array)
         origins = np.ascontiguousarray(pose_array[:, :2])
         limits = np.array([max_range])
-        distance = _cast(grid, view, origins, n_beams, directions, limits, 0, False,
-                         n_poses * n_beams)[0]  # fmt: skip
+        distance = _cast(grid, view, is_tilemap, origins, n_beams, directions, limits, 0,
+                         False, n_poses * n_beams)[0]  # fmt: skip
         return np.minimum(distance, max_range, out=distance).reshape(n_poses, n_beams)
     from tilecast._kernels.lanes import cast_scan, task_size
 

@@ -54,10 +54,21 @@ _NO_PIXELS = np.zeros((4, 1, 1, 1), dtype=np.int8)
 _CHUNK = 64  # steps or hits per compiled call of traverse and raycast_all
 
 
-def _walk() -> Any:
-    from tilecast._kernels.walk import walk
+_entry_point: Any = None
 
-    return walk
+
+def _walk() -> Any:
+    """Return the compiled walk's entry point (loaded on first use; no type dispatch per call).
+
+    Every argument is of the one signature the walk is compiled for, so the
+    dispatcher's type checks would find nothing: rays.py builds them that way.
+    """
+    global _entry_point
+    if _entry_point is None:
+        from tilecast._kernels.walk import WALK_SIGNATURE, walk
+
+        _entry_point = walk.overloads[WALK_SIGNATURE].entry_point
+    return _entry_point
 
 
 def _limit(max_distance: Any) -> float:
@@ -133,22 +144,21 @@ def raycast(
     >>> raycast(grid, (0.5, 0.5), (1.0, 0.0)) is None  # leaves the map
     True
     """
-    view = walk_map(grid)
+    view, is_tilemap = walk_map(grid)
     x0, y0 = as_point("origin", origin)
     dx, dy = as_direction("direction", direction)
     limit = _limit(max_distance)
     gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
     ignore = as_flag("ignore_start", ignore_start)
-    r = _walk()(view.info, view.variants, view.pixels, view.outside_solid, _FIRST, gaps, 0,
-                ignore, view.jump_min, view.origin_x, view.origin_y, view.cell_width,
-                view.cell_height, x0, y0, dx, dy, limit, 0, 0, 0, 0, 0, 0.0, _NO_EVENTS_F,
-                _NO_EVENTS_I)  # fmt: skip
+    walk = _entry_point or _walk()
+    r = walk(*view, _FIRST, gaps, 0, ignore, x0, y0, dx, dy, limit, 0, 0, 0, 0, 0, 0.0,
+             _NO_EVENTS_F, _NO_EVENTS_I)  # fmt: skip
     status = r[0]
     if status == _FOUND:
         return tuple.__new__(  # type: ignore[no-any-return]
             Hit,
             ((r[8], r[9]), (r[10], r[11]), r[7], (r[12], r[13]), r[14] != 0,
-             (r[15], r[16]) if view.is_tilemap else None),
+             (r[15], r[16]) if is_tilemap else None),
         )  # fmt: skip
     if status == _DONE:
         return None
@@ -161,16 +171,14 @@ def _all_hits(
     gaps: int, ignore: bool,
 ) -> Iterator[Hit]:  # fmt: skip
     """Yield every solid cell (or pixel) the ray enters, in order, from compiled chunks."""
-    view = walk_map(grid)
+    view, is_tilemap = walk_map(grid)
     walk = _walk()
     events_f = np.empty((_CHUNK, 5))
     events_i = np.empty((_CHUNK, 5), dtype=np.int64)
     resume, i, j, nx, ny, t_prev = 0, 0, 0, 0, 0, 0.0
     while True:
-        r = walk(view.info, view.variants, view.pixels, view.outside_solid, _ALL, gaps, 0,
-                 ignore, view.jump_min, view.origin_x, view.origin_y, view.cell_width,
-                 view.cell_height, origin[0], origin[1], direction[0], direction[1], limit,
-                 resume, i, j, nx, ny, t_prev, events_f, events_i)  # fmt: skip
+        r = walk(*view, _ALL, gaps, 0, ignore, origin[0], origin[1], direction[0], direction[1],
+                 limit, resume, i, j, nx, ny, t_prev, events_f, events_i)  # fmt: skip
         if r[0] == _UNSAFE:
             yield from _farwalk.cast(check_map(grid), origin, direction, limit,
                                      DIAGONAL_GAPS[gaps], ignore)  # fmt: skip
@@ -182,7 +190,7 @@ def _all_hits(
             floats, ints, strict=True
         ):
             yield Hit((x, y), (normal_x, normal_y), distance, (col, row), inside != 0,
-                      _pixel(view.is_tilemap, px, py))  # fmt: skip
+                      _pixel(is_tilemap, px, py))  # fmt: skip
         if r[0] != _MORE:
             return
         resume, i, j, nx, ny, t_prev = 1, r[2], r[3], r[4], r[5], r[6]
@@ -286,14 +294,13 @@ def line_of_sight(
     >>> line_of_sight(grid, (0.5, 1.5), (2.5, 1.5))
     True
     """
-    view = walk_map(grid)
+    view, _ = walk_map(grid)
     xa, ya = as_point("a", a)
     xb, yb = as_point("b", b)
     gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
-    r = _walk()(view.info, view.variants, view.pixels, view.outside_solid, _SIGHT, gaps, 0,
-                False, view.jump_min, view.origin_x, view.origin_y, view.cell_width,
-                view.cell_height, xa, ya, xb, yb, math.inf, 0, 0, 0, 0, 0, 0.0, _NO_EVENTS_F,
-                _NO_EVENTS_I)  # fmt: skip
+    walk = _entry_point or _walk()
+    r = walk(*view, _SIGHT, gaps, 0, False, xa, ya, xb, yb, math.inf, 0, 0, 0, 0, 0, 0.0,
+             _NO_EVENTS_F, _NO_EVENTS_I)  # fmt: skip
     if r[0] == _UNSAFE:
         return _farwalk.sight(check_map(grid), (xa, ya), (xb, yb), DIAGONAL_GAPS[gaps])
     return bool(r[0] == _DONE)
@@ -368,8 +375,8 @@ def _steps(
     events_i = np.empty((_CHUNK, 5), dtype=np.int64)
     resume, i, j, nx, ny, t_prev = 0, 0, 0, 0, 0, 0.0
     while True:
-        r = walk(_NO_INFO, _NO_VARIANTS, _NO_PIXELS, False, _CELLS, 0, policy, False, 0, ox, oy,
-                 w, h, a[0], a[1], b[0], b[1], math.inf, resume, i, j, nx, ny, t_prev, events_f,
+        r = walk(_NO_INFO, _NO_VARIANTS, _NO_PIXELS, False, 0, ox, oy, w, h, _CELLS, 0, policy,
+                 False, a[0], a[1], b[0], b[1], math.inf, resume, i, j, nx, ny, t_prev, events_f,
                  events_i)  # fmt: skip
         if r[0] == _UNSAFE:
             u0, v0 = (a[0] - ox) / w, (a[1] - oy) / h

@@ -110,7 +110,7 @@ class RayContact(NamedTuple):
     point: tuple[float, float]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Hits:
     """Results of :func:`~tilecast.raycast_many`, one row per ray.
 

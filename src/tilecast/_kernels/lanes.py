@@ -282,8 +282,8 @@ def _cast_alone(k, accel, variants, pixels, outside_solid, ox, oy, w, h, x0, y0,
                 status, full):  # fmt: skip
     """Cast ray k with the one walk (:func:`tilecast._kernels.walk.walk`) and write its answer."""
     no_events = np.empty((0, 5))
-    r = walk(accel, variants, pixels, outside_solid, FIRST, gaps, 0, ignore_start, jump_min,
-             ox, oy, w, h, x0, y0, dx, dy, max_distance, 0, 0, 0, 0, 0, 0.0, no_events,
+    r = walk(accel, variants, pixels, outside_solid, jump_min, ox, oy, w, h, FIRST, gaps, 0,
+             ignore_start, x0, y0, dx, dy, max_distance, 0, 0, 0, 0, 0, 0.0, no_events,
              np.empty((0, 5), dtype=np.int64))  # fmt: skip
     found = r[0] == FOUND
     status[k] = UNSAFE if r[0] == UNSAFE else DONE
@@ -295,7 +295,7 @@ def _cast_alone(k, accel, variants, pixels, outside_solid, ox, oy, w, h, x0, y0,
         normal[k, 1] = r[11] if found else 0.0
         cell[k, 0] = r[12] if found else -1
         cell[k, 1] = r[13] if found else -1
-        inside[k] = r[14] if found else 0
+        inside[k] = found and r[14] != 0
 
 
 # how a ray that stopped ends
@@ -426,7 +426,7 @@ def _run(kind, lo, hi, accel, variants, pixels, flat, rows, cols, outside_solid,
                         normal[k, 1] = 0.0 if on_x else 1.0 - 2.0 * py
                         cell[k, 0] = nx - px
                         cell[k, 1] = ny - py
-                        inside[k] = 0
+                        inside[k] = False
                 elif outcome == MISS:
                     status[k] = DONE
                     distance[k] = np.inf
@@ -437,7 +437,7 @@ def _run(kind, lo, hi, accel, variants, pixels, flat, rows, cols, outside_solid,
                         normal[k, 1] = 0.0
                         cell[k, 0] = -1
                         cell[k, 1] = -1
-                        inside[k] = 0
+                        inside[k] = False
                 else:  # rare: the one walk casts the ray again from its start
                     _gather(kind, k, 1, origins, directions, origin_stride, max_distances, poses,
                             angles, max_range, ray[0:1], ray[1:2], ray[2:3], ray[3:4],
@@ -522,11 +522,11 @@ def cast_scan(accel, variants, pixels, outside_solid, ox, oy, w, h, poses, angle
     n = distance.shape[0]
     empty2 = np.empty((0, 2))
     empty2i = np.empty((0, 2), dtype=np.int64)
-    empty1 = np.empty(0, dtype=np.uint8)
+    no_inside = np.empty(0, dtype=np.bool_)
     no_limits = np.empty(0)  # the scan's limit is max_range
     for task in prange((n + size - 1) // size):
         lo = task * size
         _run(SCAN, lo, min(n, lo + size), accel, variants, pixels, flat, rows, cols,
              outside_solid, ox, oy, w, h,
              empty2, empty2, 1, no_limits, poses, angles, max_range, 0, False, jump_min,
-             distance, empty2, empty2, empty2i, empty1, status, False)  # fmt: skip
+             distance, empty2, empty2, empty2i, no_inside, status, False)  # fmt: skip

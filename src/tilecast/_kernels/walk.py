@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
 
 from tilecast._kernels.exact import expansion_sign, two_prod, two_sum
 from tilecast._kernels.maps import MIXED_TILE, OFF_EMPTY, SOLID
@@ -345,17 +345,44 @@ def _misses_map(i, j, sx, sy, i_last, j_last, cols, rows):
 
 
 # ------------------------------------------------------------------ the walk
-@njit(cache=True)
-def walk(info, variants, pixels, outside_solid, mode, gaps, corners, ignore_start, tile_jump_min,
-         ox, oy, pw, ph, x0, y0, x1, y1, max_distance, resume, i, j, nx, ny, t_prev,
+@njit(cache=True, inline="always")
+def _record(out_f, out_i, k, f0, x, y, normal_x, normal_y, ci, cj, flag, px, py):
+    out_f[k, 0] = f0
+    out_f[k, 1] = x
+    out_f[k, 2] = y
+    out_f[k, 3] = normal_x
+    out_f[k, 4] = normal_y
+    out_i[k, 0] = ci
+    out_i[k, 1] = cj
+    out_i[k, 2] = flag
+    out_i[k, 3] = px
+    out_i[k, 4] = py
+
+
+# One signature, compiled once: every caller passes exactly these types
+# (``rays.py`` calls the compiled entry point directly, skipping dispatch).
+WALK_SIGNATURE = (
+    types.int8[:, :, ::1], types.int32[:, ::1], types.int8[:, :, :, ::1], types.boolean,
+    types.int64, types.float64, types.float64, types.float64, types.float64,
+    types.int64, types.int64, types.int64, types.boolean,
+    types.float64, types.float64, types.float64, types.float64, types.float64,
+    types.int64, types.int64, types.int64, types.int64, types.int64, types.float64,
+    types.float64[:, ::1], types.int64[:, ::1],
+)  # fmt: skip
+
+
+@njit([WALK_SIGNATURE], cache=True)
+def walk(info, variants, pixels, outside_solid, tile_jump_min, ox, oy, pw, ph, mode, gaps,
+         corners, ignore_start, x0, y0, x1, y1, max_distance, resume, i, j, nx, ny, t_prev,
          out_f, out_i):  # fmt: skip
     """Walk one ray or segment over the map; see the module docstring.
 
     The map: ``info`` (4, rows + 2, cols + 2) int8 tile info (a grid's
     clearance map), ``variants`` (rows, cols) the variant of each tile,
     ``pixels`` (4, V, th, tw) int8 pixel clearance per variant (a grid:
-    (4, 1, 1, 1), never read). ``pw, ph``: the world size of one walk cell
-    (a pixel; a grid's tile). Rays (FIRST, ALL) start at (x0, y0) along
+    (4, 1, 1, 1), never read), ``tile_jump_min`` the least tile clearance
+    worth a jump, ``(ox, oy)`` the origin and ``pw, ph`` the world size of one
+    walk cell (a pixel; a grid's tile). Rays (FIRST, ALL) start at (x0, y0) along
     (x1, y1) within ``max_distance``; segments (SIGHT, CELLS) run from
     (x0, y0) to (x1, y1). CELLS reads no map: the walk cells are its tiles.
 
@@ -791,43 +818,39 @@ def walk(info, variants, pixels, outside_solid, mode, gaps, corners, ignore_star
                     e_flag, e_px, e_py)  # fmt: skip
 
 
-@njit(cache=True, inline="always")
-def _record(out_f, out_i, k, f0, x, y, normal_x, normal_y, ci, cj, flag, px, py):
-    out_f[k, 0] = f0
-    out_f[k, 1] = x
-    out_f[k, 2] = y
-    out_f[k, 3] = normal_x
-    out_f[k, 4] = normal_y
-    out_i[k, 0] = ci
-    out_i[k, 1] = cj
-    out_i[k, 2] = flag
-    out_i[k, 3] = px
-    out_i[k, 4] = py
-
-
 # ------------------------------------------------------ many rays, one walk each
-@njit(cache=True)
-def cast_range(lo, hi, info, variants, pixels, outside_solid, gaps, ignore_start, jump_min,
-               ox, oy, pw, ph, origins, directions, origin_stride, max_distances, distance,
-               point, normal, cell, inside, pixel, status):  # fmt: skip
+CAST_RANGE_SIGNATURE = (
+    types.int64, types.int64, *WALK_SIGNATURE[:9], types.int64, types.boolean,
+    types.float64[:, ::1], types.float64[:, ::1], types.int64, types.float64[::1],
+    types.float64[::1], types.float64[:, ::1], types.float64[:, ::1], types.int64[:, ::1],
+    types.boolean[::1], types.int64[:, ::1], types.uint8[::1],
+)  # fmt: skip
+
+
+@njit([CAST_RANGE_SIGNATURE], cache=True)
+def cast_range(lo, hi, info, variants, pixels, outside_solid, jump_min, ox, oy, pw, ph, gaps,
+               ignore_start, origins, directions, origin_stride, max_distances, distance, point,
+               normal, cell, inside, pixel, status):  # fmt: skip
     """First hits of rays lo .. hi - 1; ray k starts at origins[k // origin_stride].
 
     One direction or one max distance broadcasts over all rays. Writes
     distance (inf on a miss), point (NaN), normal (0), cell (-1), inside,
-    pixel (-1) and status (DONE or UNSAFE) of each ray.
+    pixel (-1) and status (DONE or UNSAFE) of each ray; returns how many are
+    UNSAFE (for the far-range path).
     """
     direction_step = np.int64(directions.shape[0] != 1)
     distance_step = np.int64(max_distances.shape[0] != 1)
     no_f = np.empty((0, 5))
     no_i = np.empty((0, 5), dtype=np.int64)
+    unsafe = 0
     for k in range(lo, hi):
         o = k // origin_stride
         d = k * direction_step
-        r = walk(info, variants, pixels, outside_solid, FIRST, gaps, 0, ignore_start, jump_min,
-                 ox, oy, pw, ph, origins[o, 0], origins[o, 1], directions[d, 0],
-                 directions[d, 1], max_distances[k * distance_step], 0, 0, 0, 0, 0, 0.0, no_f,
-                 no_i)  # fmt: skip
+        r = walk(info, variants, pixels, outside_solid, jump_min, ox, oy, pw, ph, FIRST, gaps, 0,
+                 ignore_start, origins[o, 0], origins[o, 1], directions[d, 0], directions[d, 1],
+                 max_distances[k * distance_step], 0, 0, 0, 0, 0, 0.0, no_f, no_i)  # fmt: skip
         found = r[0] == FOUND
+        unsafe += r[0] == UNSAFE
         status[k] = UNSAFE if r[0] == UNSAFE else DONE
         distance[k] = r[7] if found else np.inf
         point[k, 0] = r[8] if found else np.nan
@@ -836,20 +859,20 @@ def cast_range(lo, hi, info, variants, pixels, outside_solid, gaps, ignore_start
         normal[k, 1] = r[11] if found else 0.0
         cell[k, 0] = r[12] if found else -1
         cell[k, 1] = r[13] if found else -1
-        inside[k] = r[14] if found else 0
+        inside[k] = found and r[14] != 0
         pixel[k, 0] = r[15] if found else -1
         pixel[k, 1] = r[16] if found else -1
+    return unsafe
 
 
 @njit(cache=True, parallel=True)
-def cast_each(info, variants, pixels, outside_solid, gaps, ignore_start, jump_min, ox, oy, pw,
-              ph, origins, directions, origin_stride, max_distances, distance, point, normal,
-              cell, inside, pixel, status, size):  # fmt: skip
+def cast_each(info, variants, pixels, outside_solid, jump_min, ox, oy, pw, ph, gaps,
+              ignore_start, origins, directions, origin_stride, max_distances, distance, point,
+              normal, cell, inside, pixel, status, size):  # fmt: skip
     """:func:`cast_range` over every ray, in parallel tasks of ``size`` rays."""
     n = distance.shape[0]
     for task in prange((n + size - 1) // size):
         lo = task * size
-        cast_range(lo, min(n, lo + size), info, variants, pixels, outside_solid, gaps,
-                   ignore_start, jump_min, ox, oy, pw, ph, origins, directions, origin_stride,
-                   max_distances, distance, point, normal, cell, inside, pixel,
-                   status)  # fmt: skip
+        cast_range(lo, min(n, lo + size), info, variants, pixels, outside_solid, jump_min, ox, oy,
+                   pw, ph, gaps, ignore_start, origins, directions, origin_stride, max_distances,
+                   distance, point, normal, cell, inside, pixel, status)  # fmt: skip
