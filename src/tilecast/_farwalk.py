@@ -451,7 +451,6 @@ def _seek_map_entry(walker: TileWalker, cols: int, rows: int) -> bool:
     return True
 
 
-
 def sight(grid: Any, pa: tuple[float, float], pb: tuple[float, float], gaps: str) -> bool:
     """Line of sight between two world points (see :func:`tilecast.line_of_sight`)."""
     space = _space_of(grid)
@@ -513,8 +512,6 @@ def sight(grid: Any, pa: tuple[float, float], pb: tuple[float, float], gaps: str
         cell = (walker.i, walker.j)
         if cell != (i_last, j_last) and is_solid(*cell):
             return False
-
-
 
 
 def _misses_map(

@@ -61,6 +61,13 @@ def _load_cast_range() -> Any:
 _INF_DISTANCE = np.full(1, math.inf)  # never written
 # where a small batch on a grid writes pixels nobody reads (rows < _SMALL_BATCH)
 _NO_PIXELS = np.empty((_SMALL_BATCH, 2), dtype=np.int64)
+# the inputs and outputs a batch or a scan does not use (never read or written)
+_NO_POSES = np.empty((0, 3))
+_NO_ANGLES = np.empty(0)
+_NO_POINTS = np.empty((0, 2))
+_NO_LIMITS = np.empty(0)
+_NO_CELLS = np.empty((0, 2), dtype=np.int64)
+_NO_INSIDE = np.empty(0, dtype=np.bool_)
 
 
 def _as_max_distances(value: Any, n: int) -> NDArray[np.float64]:
@@ -133,12 +140,13 @@ def _cast(
 
             cast_each(*view, *rest, task_size(n))
     else:
-        from tilecast._kernels.lanes import cast_many, task_size
+        from tilecast._kernels.lanes import MANY, cast_lanes, task_size
 
-        cast_many(view.info, view.variants, view.pixels, view.outside_solid, view.origin_x,
-                  view.origin_y, view.cell_width, view.cell_height, origins, directions,
-                  origin_stride, max_distances, gaps, ignore_start, view.jump_min, distance,
-                  point, normal, cell, inside, status, True, task_size(n))  # fmt: skip
+        cast_lanes(MANY, view.info, view.variants, view.pixels, view.outside_solid, view.origin_x,
+                   view.origin_y, view.cell_width, view.cell_height, origins, directions,
+                   origin_stride, max_distances, _NO_POSES, _NO_ANGLES, 0.0, gaps, ignore_start,
+                   view.jump_min, distance, point, normal, cell, inside, status, True,
+                   task_size(n))  # fmt: skip
     for k in np.flatnonzero(status != 0):  # rare: beyond the compiled range
         hit = _far_path(grid, origins, origin_stride, directions, max_distances, gaps,
                         ignore_start, int(k))  # fmt: skip
@@ -310,13 +318,15 @@ def scan_many(
         distance = _cast(grid, view, is_tilemap, origins, n_beams, directions, limits, 0,
                          False, n_poses * n_beams)[0]  # fmt: skip
         return np.minimum(distance, max_range, out=distance).reshape(n_poses, n_beams)
-    from tilecast._kernels.lanes import cast_scan, task_size
+    from tilecast._kernels.lanes import SCAN, cast_lanes, task_size
 
     distance = np.empty(n_poses * n_beams)
     status = np.empty(distance.size, dtype=np.uint8)
-    cast_scan(view.info, view.variants, view.pixels, view.outside_solid, view.origin_x,
-              view.origin_y, view.cell_width, view.cell_height, pose_array, angle_array,
-              max_range, view.jump_min, distance, status, task_size(distance.size))  # fmt: skip
+    cast_lanes(SCAN, view.info, view.variants, view.pixels, view.outside_solid, view.origin_x,
+               view.origin_y, view.cell_width, view.cell_height, _NO_POINTS, _NO_POINTS, 1,
+               _NO_LIMITS, pose_array, angle_array, max_range, 0, False, view.jump_min, distance,
+               _NO_POINTS, _NO_POINTS, _NO_CELLS, _NO_INSIDE, status, False,
+               task_size(distance.size))  # fmt: skip
     for k in np.flatnonzero(status != 0):  # rare: beyond the compiled range
         pose = pose_array[k // n_beams]
         direction = beam_directions(pose[None], angle_array[k % n_beams : k % n_beams + 1])[0]

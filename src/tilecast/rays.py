@@ -393,4 +393,3 @@ def _steps(
         if r[0] != _MORE:
             return
         resume, i, j, nx, ny, t_prev = 1, r[2], r[3], r[4], r[5], r[6]
-

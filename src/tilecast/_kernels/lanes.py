@@ -439,9 +439,9 @@ def _run(kind, lo, hi, accel, variants, pixels, flat, rows, cols, outside_solid,
                         cell[k, 1] = -1
                         inside[k] = False
                 else:  # rare: the one walk casts the ray again from its start
-                    _gather(kind, k, 1, origins, directions, origin_stride, max_distances, poses,
-                            angles, max_range, ray[0:1], ray[1:2], ray[2:3], ray[3:4],
-                            ray[4:5])  # fmt: skip
+                    _gather(kind, k, np.int64(1), origins, directions, origin_stride,
+                            max_distances, poses, angles, max_range, ray[0:1], ray[1:2],
+                            ray[2:3], ray[3:4], ray[4:5])  # fmt: skip
                     _cast_alone(k, accel, variants, pixels, outside_solid, ox, oy, w, h, ray[0],
                                 ray[1],
                                 ray[2], ray[3], ray[4], gaps, ignore_start, jump_min, distance,
@@ -482,51 +482,27 @@ def _run(kind, lo, hi, accel, variants, pixels, flat, rows, cols, outside_solid,
 
 
 @njit(cache=True, parallel=True)
-def cast_many(accel, variants, pixels, outside_solid, ox, oy, w, h, origins, directions,
-              origin_stride,
-              max_distances, gaps, ignore_start, jump_min, distance, point, normal, cell,
-              inside, status, full, size):  # fmt: skip
-    """Cast every ray; ray k starts at origins[k // origin_stride].
+def cast_lanes(kind, accel, variants, pixels, outside_solid, ox, oy, w, h, origins, directions,
+               origin_stride, max_distances, poses, angles, max_range, gaps, ignore_start,
+               jump_min, distance, point, normal, cell, inside, status, full, size):  # fmt: skip
+    """Cast every ray of a batch (kind MANY) or every beam of a scan (kind SCAN).
 
-    One direction or one max distance broadcasts over all rays. Results go
-    to distance (N,), point (N, 2), normal (N, 2), cell (N, 2), inside (N,)
+    MANY: ray k starts at origins[k // origin_stride]; one direction or one
+    max distance broadcasts over all rays. SCAN: ray k is beam k % B of pose
+    k // B, direction sincos(theta + angle), range max_range. Results go to
+    distance (N,), point (N, 2), normal (N, 2), cell (N, 2), inside (N,)
     and status (N,); without `full` only distance and status are written
-    (the others may be empty). size: rays per parallel task (:func:`task_size`).
+    (the others may be empty). size: rays per parallel task
+    (:func:`task_size`). One entry point for both kinds, and every argument
+    from the caller, so that the lane walk is compiled once.
     """
     rows = accel.shape[1] - 2
     cols = accel.shape[2] - 2
     flat = accel.reshape(-1)
     n = distance.shape[0]
-    poses = np.empty((0, 3))
-    angles = np.empty(0)
     for task in prange((n + size - 1) // size):
         lo = task * size
-        _run(MANY, lo, min(n, lo + size), accel, variants, pixels, flat, rows, cols,
-             outside_solid, ox, oy, w, h,
-             origins, directions, origin_stride, max_distances, poses, angles, 0.0, gaps,
-             ignore_start, jump_min, distance, point, normal, cell, inside, status,
-             full)  # fmt: skip
-
-
-@njit(cache=True, parallel=True)
-def cast_scan(accel, variants, pixels, outside_solid, ox, oy, w, h, poses, angles, max_range,
-              jump_min, distance,
-              status, size):  # fmt: skip
-    """Lidar scans: ray k is beam k % B of pose k // B, direction sincos(theta + angle).
-
-    size: rays per parallel task (:func:`task_size`).
-    """
-    rows = accel.shape[1] - 2
-    cols = accel.shape[2] - 2
-    flat = accel.reshape(-1)
-    n = distance.shape[0]
-    empty2 = np.empty((0, 2))
-    empty2i = np.empty((0, 2), dtype=np.int64)
-    no_inside = np.empty(0, dtype=np.bool_)
-    no_limits = np.empty(0)  # the scan's limit is max_range
-    for task in prange((n + size - 1) // size):
-        lo = task * size
-        _run(SCAN, lo, min(n, lo + size), accel, variants, pixels, flat, rows, cols,
-             outside_solid, ox, oy, w, h,
-             empty2, empty2, 1, no_limits, poses, angles, max_range, 0, False, jump_min,
-             distance, empty2, empty2, empty2i, no_inside, status, False)  # fmt: skip
+        _run(kind, lo, min(n, lo + size), accel, variants, pixels, flat, rows, cols,
+             outside_solid, ox, oy, w, h, origins, directions, origin_stride, max_distances,
+             poses, angles, max_range, gaps, ignore_start, jump_min, distance, point, normal,
+             cell, inside, status, full)  # fmt: skip

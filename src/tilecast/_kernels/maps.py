@@ -96,7 +96,6 @@ def update_clearance(solid, cap, cells, accel):
             clearance_window(solid, cap, q, j_lo, j_hi, i_lo, i_hi, accel)
 
 
-
 # ------------------------------------------------------------- tile info map
 @njit(cache=True)
 def build_tile_info(cell_kinds, cap, outside_solid, info):

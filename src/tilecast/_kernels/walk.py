@@ -85,7 +85,7 @@ def exact_order(x_line, y_line, u0, v0, adu, adv, adu_lo, adv_lo, sx, sy):
     return expansion_sign(terms)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def order(x_line, y_line, u0, v0, adu, adv, adu_lo, adv_lo, sx, sy):
     """-1 if the x crossing comes strictly first, 1 if the y crossing does, 0 if both."""
     lhs = (x_line - u0) * sx * adv
@@ -99,7 +99,7 @@ def order(x_line, y_line, u0, v0, adu, adv, adu_lo, adv_lo, sx, sy):
     return exact_order(x_line, y_line, u0, v0, adu, adv, adu_lo, adv_lo, sx, sy)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def first_cell(u, d):
     """Index of the cell occupied just after ``t = 0`` along one axis."""
     if d < 0.0:
@@ -107,7 +107,7 @@ def first_cell(u, d):
     return np.int64(math.floor(u))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def last_cell(u, d):
     """Index of the cell occupied just before a segment's end along one axis."""
     if d > 0.0:
@@ -149,7 +149,7 @@ def settle_x(y_line, i0, u0, v0, du, dv, adu, adv, adu_lo, adv_lo, sx, sy):
     return i, line
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def line_limit(u0, du, norm, max_distance, s):
     """Last grid line (in the walk direction) whose crossing is within max_distance.
 
@@ -176,12 +176,12 @@ def line_limit(u0, du, norm, max_distance, s):
     return line
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _safe(x, large):
     return x == 0.0 or _SAFE_SMALL <= abs(x) <= large
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def start_ray(ox, oy, w, h, x0, y0, dx, dy):
     """Map a world ray to tile space.
 
@@ -274,7 +274,7 @@ def enter_map(i, j, cols, rows, u0, v0, du, dv, adu_lo, adv_lo, sx, sy):
     return 0, i, j, nx, ny
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def corner_stop(a_solid, b_solid, gaps, i, j, sx, sy):
     """The diagonal-gap rule at a lattice point, from cell (i, j) along (sx, sy).
 
@@ -294,7 +294,7 @@ def corner_stop(a_solid, b_solid, gaps, i, j, sx, sy):
 
 
 # ----------------------------------------------------------------- map reads
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _tile_value(info, q, variants, pixels, outside, big_i, big_j, px, py):
     """Walk value of pixel (px, py) of tile (big_i, big_j), anywhere in the plane.
 
@@ -312,7 +312,7 @@ def _tile_value(info, q, variants, pixels, outside, big_i, big_j, px, py):
     return v
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _cell_value(info, q, variants, pixels, outside, tw, th, p, r):
     """Walk value of walk cell (pixel) (p, r)."""
     big_i = p // tw
@@ -321,7 +321,7 @@ def _cell_value(info, q, variants, pixels, outside, tw, th, p, r):
                        r - big_j * th)  # fmt: skip
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _gone(i, j, cols, rows, sx, sy):
     """Off the map and moving away from it on some axis: never comes back."""
     return (
@@ -332,7 +332,7 @@ def _gone(i, j, cols, rows, sx, sy):
     )
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _misses_map(i, j, sx, sy, i_last, j_last, cols, rows):
     """A segment now in cell (i, j), off the map, never enters it again."""
     if i < 0 and (sx <= 0 or i_last < 0):
@@ -345,7 +345,7 @@ def _misses_map(i, j, sx, sy, i_last, j_last, cols, rows):
 
 
 # ------------------------------------------------------------------ the walk
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _record(out_f, out_i, k, f0, x, y, normal_x, normal_y, ci, cj, flag, px, py):
     out_f[k, 0] = f0
     out_f[k, 1] = x
@@ -517,27 +517,27 @@ def walk(info, variants, pixels, outside_solid, tile_jump_min, ox, oy, pw, ph, m
     px = i - big_i * tw
     big_j = j // th
     py = j - big_j * th
+    status = np.int64(-1)  # running
     while True:
         if count + 3 > cap and (mode == ALL or mode == CELLS):
-            return (MORE, count, i, j, nx, ny, t_prev, e_f0, e_x, e_y, e_nx, e_ny, e_ci, e_cj,
-                    e_flag, e_px, e_py)  # fmt: skip
+            status = MORE
+            break
         x_left = (i_last - i) * sx
         y_left = (j_last - j) * sy
         if segment and x_left <= 0 and y_left <= 0:
-            return (DONE, count, i, j, nx, ny, t_prev, e_f0, e_x, e_y, e_nx, e_ny, e_ci, e_cj,
-                    e_flag, e_px, e_py)  # fmt: skip
+            status = DONE
+            break
         if mode == SIGHT and value == OFF_EMPTY:
             # off a map with an empty outside: nothing here blocks; jump to
             # the map, or finish if the rest of the segment never reaches it
             if _misses_map(i, j, sx, sy, i_last, j_last, pcols, prows):
-                return (DONE, count, i, j, nx, ny, t_prev, e_f0, e_x, e_y, e_nx, e_ny, e_ci,
-                        e_cj, e_flag, e_px, e_py)  # fmt: skip
+                status = DONE
+                break
             outcome, i2, j2, nx2, ny2 = enter_map(i, j, pcols, prows, u0, v0, du, dv, adu_lo,
                                                   adv_lo, sx, sy)  # fmt: skip
             if outcome != 0:
                 status = DONE if outcome == 1 else UNSAFE
-                return (status, count, i, j, nx, ny, t_prev, e_f0, e_x, e_y, e_nx, e_ny, e_ci,
-                        e_cj, e_flag, e_px, e_py)  # fmt: skip
+                break
             if i2 != i or j2 != j:
                 i = i2
                 j = j2
@@ -561,8 +561,8 @@ def walk(info, variants, pixels, outside_solid, tile_jump_min, ox, oy, pw, ph, m
                 if (x_lo <= i_last < x_lo + (value + 1) * tw
                         and y_lo <= j_last < y_lo + (value + 1) * th):  # fmt: skip
                     # the rest of the segment stays in this empty square
-                    return (DONE, count, i, j, nx, ny, t_prev, e_f0, e_x, e_y, e_nx, e_ny,
-                            e_ci, e_cj, e_flag, e_px, e_py)  # fmt: skip
+                    status = DONE
+                    break
             if (sx == 0 or x_exit == nx) and (sy == 0 or y_exit == ny):
                 pass  # already in the square's last cell
             elif sy == 0 or (
@@ -592,8 +592,8 @@ def walk(info, variants, pixels, outside_solid, tile_jump_min, ox, oy, pw, ph, m
                 x_lo = i if sx >= 0 else i - r
                 y_lo = j if sy >= 0 else j - r
                 if x_lo <= i_last <= x_lo + r and y_lo <= j_last <= y_lo + r:
-                    return (DONE, count, i, j, nx, ny, t_prev, e_f0, e_x, e_y, e_nx, e_ny,
-                            e_ci, e_cj, e_flag, e_px, e_py)  # fmt: skip
+                    status = DONE
+                    break
             if sy == 0 or (
                 sx != 0 and order(x_exit, y_exit, u0, v0, adu, adv, adu_lo, adv_lo, sx, sy) <= 0
             ):
@@ -615,8 +615,8 @@ def walk(info, variants, pixels, outside_solid, tile_jump_min, ox, oy, pw, ph, m
             x_left = (i_last - i) * sx
             y_left = (j_last - j) * sy
             if x_left <= 0 and y_left <= 0:
-                return (DONE, count, i, j, nx, ny, t_prev, e_f0, e_x, e_y, e_nx, e_ny, e_ci,
-                        e_cj, e_flag, e_px, e_py)  # fmt: skip
+                status = DONE
+                break
             if x_left > 0 and y_left > 0:
                 event = order(nx, ny, u0, v0, adu, adv, adu_lo, adv_lo, sx, sy)
             else:
@@ -629,13 +629,13 @@ def walk(info, variants, pixels, outside_solid, tile_jump_min, ox, oy, pw, ph, m
             event = order(nx, ny, u0, v0, adu, adv, adu_lo, adv_lo, sx, sy)
         if event <= 0:
             if (nx - x_limit) * sx > 0 and x_limit != NO_LIMIT:
-                return (DONE, count, i, j, nx, ny, t_prev, e_f0, e_x, e_y, e_nx, e_ny, e_ci,
-                        e_cj, e_flag, e_px, e_py)  # fmt: skip
+                status = DONE
+                break
             t = (nx - u0) / du
         else:
             if (ny - y_limit) * sy > 0 and y_limit != NO_LIMIT:
-                return (DONE, count, i, j, nx, ny, t_prev, e_f0, e_x, e_y, e_nx, e_ny, e_ci,
-                        e_cj, e_flag, e_px, e_py)  # fmt: skip
+                status = DONE
+                break
             t = (ny - v0) / dv
 
         if mode == CELLS:
@@ -688,8 +688,8 @@ def walk(info, variants, pixels, outside_solid, tile_jump_min, ox, oy, pw, ph, m
             value = _tile_value(info, q, variants, pixels, outside, big_i, big_j, px, py)
             if value == SOLID and not (mode == SIGHT and i == i_last and j == j_last):
                 if mode == SIGHT:
-                    return (FOUND, count, i, j, nx, ny, t_prev, e_f0, e_x, e_y, e_nx, e_ny,
-                            e_ci, e_cj, e_flag, e_px, e_py)  # fmt: skip
+                    status = FOUND
+                    break
                 e_f0 = distance
                 e_x = ox + nx * pw
                 e_y = y0 + t * dy
@@ -701,14 +701,14 @@ def walk(info, variants, pixels, outside_solid, tile_jump_min, ox, oy, pw, ph, m
                 e_px = px
                 e_py = py
                 if mode == FIRST:
-                    return (FOUND, count, i, j, nx, ny, t_prev, e_f0, e_x, e_y, e_nx, e_ny,
-                            e_ci, e_cj, e_flag, e_px, e_py)  # fmt: skip
+                    status = FOUND
+                    break
                 _record(out_f, out_i, count, e_f0, e_x, e_y, e_nx, e_ny, e_ci, e_cj, e_flag,
                         e_px, e_py)  # fmt: skip
                 count += 1
                 if not (0 <= i < pcols and 0 <= j < prows):
-                    return (DONE, count, i, j, nx, ny, t_prev, e_f0, e_x, e_y, e_nx, e_ny,
-                            e_ci, e_cj, e_flag, e_px, e_py)  # fmt: skip
+                    status = DONE
+                    break
             nx += sx
         elif event > 0:
             j += sy
@@ -722,8 +722,8 @@ def walk(info, variants, pixels, outside_solid, tile_jump_min, ox, oy, pw, ph, m
             value = _tile_value(info, q, variants, pixels, outside, big_i, big_j, px, py)
             if value == SOLID and not (mode == SIGHT and i == i_last and j == j_last):
                 if mode == SIGHT:
-                    return (FOUND, count, i, j, nx, ny, t_prev, e_f0, e_x, e_y, e_nx, e_ny,
-                            e_ci, e_cj, e_flag, e_px, e_py)  # fmt: skip
+                    status = FOUND
+                    break
                 e_f0 = distance
                 e_x = x0 + t * dx
                 e_y = oy + ny * ph
@@ -735,14 +735,14 @@ def walk(info, variants, pixels, outside_solid, tile_jump_min, ox, oy, pw, ph, m
                 e_px = px
                 e_py = py
                 if mode == FIRST:
-                    return (FOUND, count, i, j, nx, ny, t_prev, e_f0, e_x, e_y, e_nx, e_ny,
-                            e_ci, e_cj, e_flag, e_px, e_py)  # fmt: skip
+                    status = FOUND
+                    break
                 _record(out_f, out_i, count, e_f0, e_x, e_y, e_nx, e_ny, e_ci, e_cj, e_flag,
                         e_px, e_py)  # fmt: skip
                 count += 1
                 if not (0 <= i < pcols and 0 <= j < prows):
-                    return (DONE, count, i, j, nx, ny, t_prev, e_f0, e_x, e_y, e_nx, e_ny,
-                            e_ci, e_cj, e_flag, e_px, e_py)  # fmt: skip
+                    status = DONE
+                    break
             ny += sy
         else:
             # a lattice point: the shoulders (i + sx, j) and (i, j + sy)
@@ -750,8 +750,8 @@ def walk(info, variants, pixels, outside_solid, tile_jump_min, ox, oy, pw, ph, m
             b_solid = _cell_value(info, q, variants, pixels, outside, tw, th, i, j + sy) == SOLID
             stopped, stop_i, stop_j = corner_stop(a_solid, b_solid, gaps, i, j, sx, sy)
             if stopped and mode == SIGHT:
-                return (FOUND, count, i, j, nx, ny, t_prev, e_f0, e_x, e_y, e_nx, e_ny, e_ci,
-                        e_cj, e_flag, e_px, e_py)  # fmt: skip
+                status = FOUND
+                break
             e_f0 = distance
             e_x = ox + nx * pw
             e_y = oy + ny * ph
@@ -776,8 +776,10 @@ def walk(info, variants, pixels, outside_solid, tile_jump_min, ox, oy, pw, ph, m
                             e_flag, e_px, e_py)  # fmt: skip
                     count += 1
                     if not (0 <= si < pcols and 0 <= sj < prows):
-                        return (DONE, count, i, j, nx, ny, t_prev, e_f0, e_x, e_y, e_nx, e_ny,
-                                e_ci, e_cj, e_flag, e_px, e_py)  # fmt: skip
+                        status = DONE
+                        break
+                if status >= 0:
+                    break
                 stopped = False
             i += sx
             j += sy
@@ -789,8 +791,8 @@ def walk(info, variants, pixels, outside_solid, tile_jump_min, ox, oy, pw, ph, m
             if value == SOLID and not stopped:
                 if mode == SIGHT:
                     if not (i == i_last and j == j_last):
-                        return (FOUND, count, i, j, nx, ny, t_prev, e_f0, e_x, e_y, e_nx, e_ny,
-                                e_ci, e_cj, e_flag, e_px, e_py)  # fmt: skip
+                        status = FOUND
+                        break
                 else:
                     stopped = True
                     stop_i = i
@@ -803,19 +805,21 @@ def walk(info, variants, pixels, outside_solid, tile_jump_min, ox, oy, pw, ph, m
                 e_px = stop_i - big_si * tw
                 e_py = stop_j - big_sj * th
                 if mode == FIRST:
-                    return (FOUND, count, i, j, nx, ny, t_prev, e_f0, e_x, e_y, e_nx, e_ny,
-                            e_ci, e_cj, e_flag, e_px, e_py)  # fmt: skip
+                    status = FOUND
+                    break
                 _record(out_f, out_i, count, e_f0, e_x, e_y, e_nx, e_ny, e_ci, e_cj, e_flag,
                         e_px, e_py)  # fmt: skip
                 count += 1
                 if not (0 <= i < pcols and 0 <= j < prows):
-                    return (DONE, count, i, j, nx, ny, t_prev, e_f0, e_x, e_y, e_nx, e_ny,
-                            e_ci, e_cj, e_flag, e_px, e_py)  # fmt: skip
+                    status = DONE
+                    break
             nx += sx
             ny += sy
         if value == OFF_EMPTY and _gone(i, j, pcols, prows, sx, sy):
-            return (DONE, count, i, j, nx, ny, t_prev, e_f0, e_x, e_y, e_nx, e_ny, e_ci, e_cj,
-                    e_flag, e_px, e_py)  # fmt: skip
+            status = DONE
+            break
+    return (status, count, i, j, nx, ny, t_prev, e_f0, e_x, e_y, e_nx, e_ny, e_ci, e_cj, e_flag,
+            e_px, e_py)  # fmt: skip
 
 
 # ------------------------------------------------------ many rays, one walk each
