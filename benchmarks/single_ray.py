@@ -1,86 +1,442 @@
-"""The single-ray (pure-Python, exact) path: traverse and raycast, per call and per cell.
+"""Single queries, one call at a time: tilecast against tcod and pymunk on game-like maps.
 
-``tcod.los.bresenham`` (C, one call per line) is the reference point users
-know. The rays are random segments of a given length on an open 500 x 500
-map (raycast goes the same length with max_distance); systems are timed
-interleaved and the median of the repeats is reported.
+What is measured, per call (median over repeats; every system runs the same
+queries, timed interleaved A B A B in the same run, each call warmed up once
+first so that Numba's compile or cache load is not timed):
 
-    python benchmarks/single_ray.py            # full run
-    python benchmarks/single_ray.py --quick    # fewer rays
+1. ``line_of_sight`` on short queries (up to 8 tiles) against the tcod idiom:
+   ``tcod.los.bresenham(a, b)`` plus a NumPy test that no cell strictly
+   between the ends is a wall (walls array prepared once).
+2. ``raycast`` against pymunk's ``Space.segment_query_first`` (radius 0) on
+   a static space holding one ``pymunk.Segment`` per row of
+   ``wall_segments(grid)``; tilecast's ``max_distance`` is the segment
+   length. Three groups: short (< 8 tiles), medium (8-64), long (> 64).
+   The "same answer" column is a sanity check, not a test: hit/miss agree
+   and, on a hit, the distances differ by at most 1e-9.
+3. ``raycast_many(grid, origin, [direction])`` of one ray against one
+   ``raycast(grid, origin, direction)`` (target: at most 5 µs and 3x).
+4. A roguelike turn: 202 FOVs of radius 8 from random free cells, 200
+   line-of-sight checks between free cell centres at most 10 tiles apart,
+   and one light (``visibility_polygon`` of the map's precomputed wall
+   segments, radius 8); tcod does the same with ``compute_fov`` (symmetric
+   shadowcasting, radius 8, transparency array built once), 200 Bresenham
+   checks, and one more ``compute_fov`` for the light. The indented rows
+   split the turn into its parts (timed inside the same turns).
+
+Maps come from ``benchmarks/_maps.py`` (fixed seeds): rooms and corridors,
+caves (256 x 256) and an open field with obstacles (1024 x 1024), each as
+``Grid(walls, outside="solid")``. Query ends are free cells; points are cell
+centres plus random offsets (up to 0.45 cells) except in the roguelike turn,
+which works on cell centres. Ratio = tilecast / peer: below 1, tilecast is
+faster. The machine may be shared and noisy: read the ratios.
+
+    python benchmarks/single_ray.py            # full run (a few minutes)
+    python benchmarks/single_ray.py --quick    # fewer queries and repeats (under a minute)
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import math
 import statistics
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
+import pymunk
+import tcod.constants
+import tcod.los
+import tcod.map
+from numpy.typing import NDArray
 
 import tilecast
+from _maps import MAPS, Walls, free_cells
+
+Point = tuple[float, float]
+Cell = tuple[int, int]
+# A timed run returns the seconds spent, by part ("total" when it has no parts).
+Runner = Callable[[], dict[str, float]]
+
+SYMMETRIC = tcod.constants.FOV_SYMMETRIC_SHADOWCAST
+FOV_RADIUS = 8
+TURN_FOVS = 202
+TURN_SIGHTS = 200
+TURN_SIGHT_RANGE = 10.0
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args(argv)
-    n_rays = 200 if args.quick else 1000
-    repeats = 3 if args.quick else 5
-    grid = tilecast.Grid(np.zeros((500, 500), bool))
+@dataclass
+class Queries:
+    """Segments between free cells: float ends (world = tile units) and their cells."""
+
+    starts: list[Point]
+    ends: list[Point]
+    start_cells: list[Cell]
+    end_cells: list[Cell]
+
+    @property
+    def directions(self) -> list[Point]:
+        return [(b[0] - a[0], b[1] - a[1]) for a, b in zip(self.starts, self.ends, strict=True)]
+
+    @property
+    def lengths(self) -> list[float]:
+        return [math.hypot(dx, dy) for dx, dy in self.directions]
+
+
+def make_queries(
+    rng: np.random.Generator,
+    walls: Walls,
+    free: NDArray[np.int64],
+    n: int,
+    lo: float,
+    hi: float,
+    *,
+    offset: float = 0.45,
+) -> Queries:
+    """N segments from a free cell to a free cell, of length in [lo, hi) (rejection sampling)."""
+    rows, cols = walls.shape
+    starts: list[NDArray[np.float64]] = []
+    ends: list[NDArray[np.float64]] = []
+    found = 0
+    while found < n:
+        m = 4 * (n - found) + 64
+        cells = free[rng.integers(0, len(free), m)]
+        a = cells + 0.5 + rng.uniform(-offset, offset, (m, 2))
+        angle = rng.uniform(0.0, 2.0 * np.pi, m)
+        length = rng.uniform(lo, hi, m)
+        b = a + length[:, None] * np.column_stack([np.cos(angle), np.sin(angle)])
+        if offset == 0.0:  # cell centres at both ends
+            b = np.floor(b) + 0.5
+            length = np.hypot(*(b - a).T)
+        cb = np.floor(b).astype(np.int64)
+        inside = (cb[:, 0] >= 0) & (cb[:, 0] < cols) & (cb[:, 1] >= 0) & (cb[:, 1] < rows)
+        ok = inside.copy()
+        ok[inside] = ~walls[cb[inside, 1], cb[inside, 0]]
+        ok &= (length >= lo) & (length < hi) & (length > 0.0)
+        starts.append(a[ok])
+        ends.append(b[ok])
+        found += int(ok.sum())
+    a_all = np.concatenate(starts)[:n]
+    b_all = np.concatenate(ends)[:n]
+    return Queries(
+        [(x, y) for x, y in a_all.tolist()],
+        [(x, y) for x, y in b_all.tolist()],
+        [(i, j) for i, j in np.floor(a_all).astype(np.int64).tolist()],
+        [(i, j) for i, j in np.floor(b_all).astype(np.int64).tolist()],
+    )
+
+
+# ------------------------------------------------------------------ runners
+def timed(body: Callable[[], object]) -> Runner:
+    def run() -> dict[str, float]:
+        start = time.perf_counter()
+        body()
+        return {"total": time.perf_counter() - start}
+
+    return run
+
+
+def tilecast_sight(grid: tilecast.Grid, q: Queries) -> Callable[[], list[bool]]:
+    line_of_sight = tilecast.line_of_sight
+    pairs = list(zip(q.starts, q.ends, strict=True))
+    return lambda: [line_of_sight(grid, a, b) for a, b in pairs]
+
+
+def tcod_sight(walls: Walls, q: Queries) -> Callable[[], list[bool]]:
+    bresenham = tcod.los.bresenham
+    pairs = list(zip(q.start_cells, q.end_cells, strict=True))
+
+    def run() -> list[bool]:
+        out = []
+        for a, b in pairs:
+            inner = bresenham(a, b)[1:-1]
+            out.append(not walls[inner[:, 1], inner[:, 0]].any())
+        return out
+
+    return run
+
+
+def tilecast_cast(grid: tilecast.Grid, q: Queries) -> Callable[[], list[float]]:
+    raycast = tilecast.raycast
+    rays = list(zip(q.starts, q.directions, q.lengths, strict=True))
+
+    def run() -> list[float]:
+        out = []
+        for origin, direction, length in rays:
+            hit = raycast(grid, origin, direction, length)
+            out.append(math.inf if hit is None else hit.distance)
+        return out
+
+    return run
+
+
+def pymunk_cast(space: pymunk.Space, q: Queries) -> Callable[[], list[float]]:
+    query = space.segment_query_first
+    everything = pymunk.ShapeFilter()
+    rays = list(zip(q.starts, q.ends, q.lengths, strict=True))
+
+    def run() -> list[float]:
+        out = []
+        for a, b, length in rays:
+            info = query(a, b, 0, everything)
+            out.append(math.inf if info is None else info.alpha * length)
+        return out
+
+    return run
+
+
+def cast_one_by_one(grid: tilecast.Grid, q: Queries) -> Callable[[], list[float]]:
+    raycast = tilecast.raycast
+    rays = list(zip(q.starts, q.directions, strict=True))
+
+    def run() -> list[float]:
+        out = []
+        for origin, direction in rays:
+            hit = raycast(grid, origin, direction)
+            out.append(math.inf if hit is None else hit.distance)
+        return out
+
+    return run
+
+
+def cast_batches_of_one(grid: tilecast.Grid, q: Queries) -> Callable[[], list[float]]:
+    raycast_many = tilecast.raycast_many
+    rays = list(zip(q.starts, q.directions, strict=True))
+    return lambda: [float(raycast_many(grid, o, [d]).distance[0]) for o, d in rays]
+
+
+@dataclass
+class Turns:
+    """The queries of several roguelike turns (cell centres)."""
+
+    fov_cells: list[list[Cell]] = field(default_factory=list)
+    sights: list[Queries] = field(default_factory=list)
+    lights: list[Point] = field(default_factory=list)
+
+
+def make_turns(rng: np.random.Generator, walls: Walls, free: NDArray[np.int64], n: int) -> Turns:
+    turns = Turns()
+    for _ in range(n):
+        cells = free[rng.integers(0, len(free), TURN_FOVS)]
+        turns.fov_cells.append([(i, j) for i, j in cells.tolist()])
+        turns.sights.append(
+            make_queries(rng, walls, free, TURN_SIGHTS, 1.0, TURN_SIGHT_RANGE + 0.01, offset=0.0)
+        )
+        i, j = free[rng.integers(0, len(free))].tolist()
+        turns.lights.append((i + 0.5, j + 0.5))
+    return turns
+
+
+def tilecast_turns(grid: tilecast.Grid, segments: NDArray[np.float64], turns: Turns) -> Runner:
+    fov, line_of_sight = tilecast.fov, tilecast.line_of_sight
+    visibility_polygon = tilecast.visibility_polygon
+
+    def run() -> dict[str, float]:
+        parts = {"fov": 0.0, "sight": 0.0, "light": 0.0}
+        for cells, sights, light in zip(turns.fov_cells, turns.sights, turns.lights, strict=True):
+            t0 = time.perf_counter()
+            for cell in cells:
+                fov(grid, cell, FOV_RADIUS)
+            t1 = time.perf_counter()
+            for a, b in zip(sights.starts, sights.ends, strict=True):
+                line_of_sight(grid, a, b)
+            t2 = time.perf_counter()
+            visibility_polygon(segments, light, radius=FOV_RADIUS)
+            t3 = time.perf_counter()
+            parts["fov"] += t1 - t0
+            parts["sight"] += t2 - t1
+            parts["light"] += t3 - t2
+        return parts
+
+    return run
+
+
+def tcod_turns(walls: Walls, turns: Turns) -> Runner:
+    transparency = ~walls
+    compute_fov, bresenham = tcod.map.compute_fov, tcod.los.bresenham
+
+    def run() -> dict[str, float]:
+        parts = {"fov": 0.0, "sight": 0.0, "light": 0.0}
+        for cells, sights, light in zip(turns.fov_cells, turns.sights, turns.lights, strict=True):
+            t0 = time.perf_counter()
+            for i, j in cells:
+                compute_fov(transparency, (j, i), radius=FOV_RADIUS, algorithm=SYMMETRIC)
+            t1 = time.perf_counter()
+            for a, b in zip(sights.start_cells, sights.end_cells, strict=True):
+                inner = bresenham(a, b)[1:-1]
+                _ = not walls[inner[:, 1], inner[:, 0]].any()
+            t2 = time.perf_counter()
+            i, j = int(light[0]), int(light[1])
+            compute_fov(transparency, (j, i), radius=FOV_RADIUS, algorithm=SYMMETRIC)
+            t3 = time.perf_counter()
+            parts["fov"] += t1 - t0
+            parts["sight"] += t2 - t1
+            parts["light"] += t3 - t2
+        return parts
+
+    return run
+
+
+def interleaved(
+    workloads: dict[str, dict[str, Runner]], repeats: int
+) -> dict[str, dict[str, dict[str, float]]]:
+    """Median seconds of each part of each system's run, all systems interleaved.
+
+    Every repeat runs every workload's systems one after the other (their
+    order alternating between repeats), so slow phases of a shared machine
+    hit all of them alike.
+    """
+    for systems in workloads.values():  # warm up: compile or load every kernel
+        for run in systems.values():
+            run()
+    samples: dict[str, dict[str, dict[str, list[float]]]] = {
+        w: {s: {} for s in systems} for w, systems in workloads.items()
+    }
+    gc_was_enabled = gc.isenabled()
     try:
-        import tcod.los
-    except ImportError:
-        tcod = None
-        print("tcod not installed (pip install tcod): no reference column")
-    rng = np.random.default_rng(4)
-    print("| cells per ray | traverse µs/call | traverse ns/cell | raycast µs/call "
-          "| raycast ns/cell | tcod bresenham µs/call | traverse / tcod |")  # fmt: skip
-    print("|---:|---:|---:|---:|---:|---:|---:|")
-    for length in (10, 100, 400):
-        starts = rng.uniform(50, 450, (n_rays, 2))
-        angles = rng.uniform(0, 2 * np.pi, n_rays)
-        dirs = np.column_stack([np.cos(angles), np.sin(angles)])
-        ends = np.clip(starts + length * dirs / np.abs(dirs).max(axis=1)[:, None], 0, 499.9)
-        cells = sum(
-            sum(1 for _ in tilecast.traverse(grid, tuple(a), tuple(b)))
-            for a, b in zip(starts, ends, strict=True)
-        )
+        for r in range(repeats):
+            for w, systems in workloads.items():
+                order = list(systems.items())
+                for s, run in order if r % 2 == 0 else order[::-1]:
+                    gc.collect()
+                    gc.disable()
+                    parts = run()
+                    gc.enable()
+                    for part, seconds in parts.items():
+                        samples[w][s].setdefault(part, []).append(seconds)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    return {
+        w: {s: {p: statistics.median(v) for p, v in parts.items()} for s, parts in by.items()}
+        for w, by in samples.items()
+    }
 
-        def run_traverse(starts=starts, ends=ends):
-            for a, b in zip(starts, ends, strict=True):
-                for _ in tilecast.traverse(grid, (a[0], a[1]), (b[0], b[1])):
-                    pass
 
-        def run_raycast(starts=starts, ends=ends):
-            for a, b in zip(starts, ends, strict=True):
-                d = (b[0] - a[0], b[1] - a[1])
-                tilecast.raycast(grid, (a[0], a[1]), d, math.hypot(*d))
+# -------------------------------------------------------------------- report
+def same_answer(a: list[float], b: list[float], tol: float = 1e-9) -> float:
+    """Fraction of queries where both miss, or both hit at distances within tol."""
+    agree = sum(
+        (x == math.inf and y == math.inf) or abs(x - y) <= tol for x, y in zip(a, b, strict=True)
+    )
+    return agree / len(a)
 
-        ia, ib = starts.astype(int), ends.astype(int)
 
-        def run_tcod(ia=ia, ib=ib):
-            for a, b in zip(ia, ib, strict=True):
-                tcod.los.bresenham((int(a[0]), int(a[1])), (int(b[0]), int(b[1])))
+def build_space(segments: NDArray[np.float64]) -> pymunk.Space:
+    space = pymunk.Space()
+    body = space.static_body
+    space.add(*(pymunk.Segment(body, (x0, y0), (x1, y1), 0) for (x0, y0), (x1, y1) in segments))
+    return space
 
-        runners = {"traverse": run_traverse, "raycast": run_raycast}
-        if tcod is not None:
-            runners["tcod"] = run_tcod
-        times = {k: [] for k in runners}
-        for _ in range(repeats):
-            for k, f in runners.items():
-                start = time.perf_counter()
-                f()
-                times[k].append(time.perf_counter() - start)
-        med = {k: statistics.median(v) for k, v in times.items()}
-        per_call = {k: 1e6 * v / n_rays for k, v in med.items()}
-        tcod_call = f"{per_call['tcod']:.2f}" if "tcod" in per_call else "n/a"
-        ratio = f"{per_call['traverse'] / per_call['tcod']:.0f}x" if "tcod" in per_call else "n/a"
+
+def bench_map(name: str, walls: Walls, quick: bool, seed: int) -> None:
+    n = 300 if quick else 2000
+    repeats = 3 if quick else 9
+    n_turns = 1 if quick else 3
+    rng = np.random.default_rng(seed)
+    grid = tilecast.Grid(walls, outside="solid")
+    free = free_cells(walls)
+    segments = tilecast.wall_segments(grid)
+    start = time.perf_counter()
+    space = build_space(segments)
+    space_s = time.perf_counter() - start
+    rows, cols = walls.shape
+    far = 0.9 * math.hypot(rows, cols)
+    sight = make_queries(rng, walls, free, n, 0.5, 8.0)
+    groups = {
+        "short (< 8 tiles)": make_queries(rng, walls, free, n, 1.0, 8.0),
+        "medium (8-64 tiles)": make_queries(rng, walls, free, n, 8.0, 64.0),
+        "long (> 64 tiles)": make_queries(rng, walls, free, n, 64.0, far),
+    }
+    turns = make_turns(rng, walls, free, n_turns)
+
+    los = {"tilecast": tilecast_sight(grid, sight), "peer": tcod_sight(walls, sight)}
+    casts = {g: {"tilecast": tilecast_cast(grid, q), "peer": pymunk_cast(space, q)}
+             for g, q in groups.items()}  # fmt: skip
+    medium = groups["medium (8-64 tiles)"]
+    single = {"tilecast": cast_batches_of_one(grid, medium), "peer": cast_one_by_one(grid, medium)}
+    workloads: dict[str, dict[str, Runner]] = {
+        "los": {s: timed(f) for s, f in los.items()},
+        **{g: {s: timed(f) for s, f in by.items()} for g, by in casts.items()},
+        "single": {s: timed(f) for s, f in single.items()},
+        "turn": {
+            "tilecast": tilecast_turns(grid, segments, turns),
+            "peer": tcod_turns(walls, turns),
+        },
+    }
+    # answers, once (untimed): the sanity columns
+    agree = {"los": same_answer([float(v) for v in los["tilecast"]()],
+                                [float(v) for v in los["peer"]()], 0.0)}  # fmt: skip
+    hit_share = {}
+    for g, by in casts.items():
+        ours = by["tilecast"]()
+        agree[g] = same_answer(ours, by["peer"]())
+        hit_share[g] = sum(d < math.inf for d in ours) / len(ours)
+    agree["single"] = same_answer(single["tilecast"](), single["peer"](), 0.0)
+
+    med = interleaved(workloads, repeats)
+
+    hits = sum(len(v) for v in turns.fov_cells)
+    print(f"### {name}\n")
+    print(
+        f"{100 * walls.mean():.1f} % walls, {len(segments):,} wall segments "
+        f"(pymunk space built in {1e3 * space_s:.0f} ms); {n} queries per group, "
+        f"{repeats} repeats, {n_turns} turn(s) per repeat.\n"
+    )
+    print("| workload | tilecast µs/call | peer | peer µs/call | ratio | target | same answer |")
+    print("|---|---:|---|---:|---:|---|---:|")
+
+    def row(label: str, ours: float, peer_name: str, theirs: float, target: str, same: str) -> None:
+        ratio = ours / theirs
         print(
-            f"| {cells / n_rays:.0f} | {per_call['traverse']:.1f} "
-            f"| {1e9 * med['traverse'] / cells:.0f} | {per_call['raycast']:.1f} "
-            f"| {1e9 * med['raycast'] / cells:.0f} | {tcod_call} | {ratio} |"
+            f"| {label} | {1e6 * ours:.2f} | {peer_name} | {1e6 * theirs:.2f} | {ratio:.2f} "
+            f"| {target} | {same} |"
         )
+
+    def per_call(workload: str, system: str, calls: int, part: str = "total") -> float:
+        return med[workload][system][part] / calls
+
+    row("line_of_sight, short (≤ 8 tiles)", per_call("los", "tilecast", n),
+        "tcod bresenham + NumPy", per_call("los", "peer", n), "ratio ≤ 1",
+        f"{100 * agree['los']:.1f} %")  # fmt: skip
+    for g in groups:
+        row(f"raycast, {g}, {100 * hit_share[g]:.0f} % hit", per_call(g, "tilecast", n),
+            "pymunk segment_query_first", per_call(g, "peer", n), "ratio ≤ 1",
+            f"{100 * agree[g]:.1f} %")  # fmt: skip
+    row("raycast_many of 1 ray (medium)", per_call("single", "tilecast", n),
+        "tilecast raycast (same ray)", per_call("single", "peer", n), "≤ 5 µs and ratio ≤ 3",
+        f"{100 * agree['single']:.1f} %")  # fmt: skip
+    turn = {s: sum(parts.values()) / n_turns for s, parts in med["turn"].items()}
+    row("roguelike turn (µs per turn)", turn["tilecast"], "tcod (203 compute_fov + 200 LOS)",
+        turn["peer"], "ratio ≤ 1", "")  # fmt: skip
+    counts = {"fov": hits // n_turns, "sight": TURN_SIGHTS, "light": 1}
+    labels = {
+        "fov": ("· fov radius 8 (per call)", "tcod compute_fov r=8"),
+        "sight": ("· line_of_sight ≤ 10 tiles, centres", "tcod bresenham + NumPy"),
+        "light": ("· light: visibility_polygon r=8", "tcod compute_fov r=8"),
+    }
+    for part, (ours, theirs) in labels.items():
+        calls = n_turns * counts[part]
+        row(ours, per_call("turn", "tilecast", calls, part), theirs,
+            per_call("turn", "peer", calls, part), "", "")  # fmt: skip
+    print()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer queries and repeats")
+    parser.add_argument("--seed", type=int, default=14, help="seed of the queries")
+    args = parser.parse_args(argv)
+    print(
+        f"tilecast {tilecast.__version__}, tcod {tcod.__version__}, pymunk {pymunk.version}, "
+        f"numpy {np.__version__}; ratio = tilecast / peer (below 1: tilecast is faster). "
+        "'same answer': line_of_sight vs Bresenham (they may differ: Bresenham is not exact), "
+        "raycast vs pymunk (hit/miss and distance within 1e-9), raycast_many vs raycast "
+        "(bit for bit).\n"
+    )
+    for k, (name, make) in enumerate(MAPS.items()):
+        bench_map(name, make(), args.quick, args.seed + k)
 
 
 if __name__ == "__main__":

@@ -270,7 +270,7 @@ def test_long_batches_with_directions_of_any_length():
     and directions from 1e-250 to 1e250 long (the extremes go to the
     reference walk).
     """
-    from tilecast._kernels.lanes import TASK
+    from tilecast._threads import TASK
 
     rng = np.random.default_rng(5)
     solid = rng.random((90, 110)) < 0.04

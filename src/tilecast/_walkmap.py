@@ -90,7 +90,10 @@ class _TileInfo:
         from tilecast._kernels.maps import build_pixel_clearance, build_tile_info
 
         values = np.empty_like(self.values)
-        build_tile_info(tilemap.cell_kinds, CLEARANCE_CAP, tilemap.outside == "solid", values)
+        blocked = tilemap.cell_kinds != 0
+        blocked.flags.writeable = False  # as a grid's solid: one compiled signature
+        build_tile_info(tilemap.cell_kinds, blocked, CLEARANCE_CAP, tilemap.outside == "solid",
+                        values)  # fmt: skip
         masks = tilemap.variant_masks
         pixels = np.empty((4, *masks.shape), dtype=np.int8)
         build_pixel_clearance(masks, CLEARANCE_CAP, pixels)

@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tilecast import _farwalk
+from tilecast._threads import run_tasks
 from tilecast._validate import (
     as_choice_index,
     as_finite_float,
@@ -50,10 +51,11 @@ _cast_range: Any = None
 
 
 def _load_cast_range() -> Any:
-    """Load the one-walk batch kernel; return its entry point (no type dispatch per call)."""
+    """Compile or load the one-walk batch kernel; return its entry point (no type dispatch)."""
     global _cast_range
     from tilecast._kernels.walk import CAST_RANGE_SIGNATURE, cast_range
 
+    cast_range.compile(CAST_RANGE_SIGNATURE)
     _cast_range = cast_range.overloads[CAST_RANGE_SIGNATURE].entry_point
     return _cast_range
 
@@ -129,24 +131,25 @@ def _cast(
     if is_tilemap or n <= _SMALL_BATCH:
         if not is_tilemap:
             pixel = _NO_PIXELS if n <= _SMALL_BATCH else np.empty((n, 2), dtype=np.int64)
+        cast_range = _cast_range or _load_cast_range()
         rest = (gaps, ignore_start, origins, directions, origin_stride, max_distances, distance,
                 point, normal, cell, inside, pixel, status)  # fmt: skip
         if n <= _SMALL_BATCH:
-            if not (_cast_range or _load_cast_range())(0, n, *view, *rest):
+            if not cast_range(0, n, *view, *rest):
                 return distance, point, normal, cell, inside, pixel
         else:
-            from tilecast._kernels.lanes import task_size
-            from tilecast._kernels.walk import cast_each
-
-            cast_each(*view, *rest, task_size(n))
+            run_tasks(lambda lo, hi: cast_range(lo, hi, *view, *rest), n)
     else:
-        from tilecast._kernels.lanes import MANY, cast_lanes, task_size
+        from tilecast._kernels.lanes import MANY, cast_lanes
 
-        cast_lanes(MANY, view.info, view.variants, view.pixels, view.outside_solid, view.origin_x,
-                   view.origin_y, view.cell_width, view.cell_height, origins, directions,
-                   origin_stride, max_distances, _NO_POSES, _NO_ANGLES, 0.0, gaps, ignore_start,
-                   view.jump_min, distance, point, normal, cell, inside, status, True,
-                   task_size(n))  # fmt: skip
+        def task(lo: int, hi: int) -> None:
+            cast_lanes(MANY, lo, hi, view.info, view.variants, view.pixels, view.outside_solid,
+                       view.origin_x, view.origin_y, view.cell_width, view.cell_height, origins,
+                       directions, origin_stride, max_distances, _NO_POSES, _NO_ANGLES, 0.0,
+                       gaps, ignore_start, view.jump_min, distance, point, normal, cell, inside,
+                       status, True)  # fmt: skip
+
+        run_tasks(task, n)
     for k in np.flatnonzero(status != 0):  # rare: beyond the compiled range
         hit = _far_path(grid, origins, origin_stride, directions, max_distances, gaps,
                         ignore_start, int(k))  # fmt: skip
@@ -318,15 +321,19 @@ def scan_many(
         distance = _cast(grid, view, is_tilemap, origins, n_beams, directions, limits, 0,
                          False, n_poses * n_beams)[0]  # fmt: skip
         return np.minimum(distance, max_range, out=distance).reshape(n_poses, n_beams)
-    from tilecast._kernels.lanes import SCAN, cast_lanes, task_size
+    from tilecast._kernels.lanes import SCAN, cast_lanes
 
     distance = np.empty(n_poses * n_beams)
     status = np.empty(distance.size, dtype=np.uint8)
-    cast_lanes(SCAN, view.info, view.variants, view.pixels, view.outside_solid, view.origin_x,
-               view.origin_y, view.cell_width, view.cell_height, _NO_POINTS, _NO_POINTS, 1,
-               _NO_LIMITS, pose_array, angle_array, max_range, 0, False, view.jump_min, distance,
-               _NO_POINTS, _NO_POINTS, _NO_CELLS, _NO_INSIDE, status, False,
-               task_size(distance.size))  # fmt: skip
+
+    def task(lo: int, hi: int) -> None:
+        cast_lanes(SCAN, lo, hi, view.info, view.variants, view.pixels, view.outside_solid,
+                   view.origin_x, view.origin_y, view.cell_width, view.cell_height, _NO_POINTS,
+                   _NO_POINTS, 1, _NO_LIMITS, pose_array, angle_array, max_range, 0, False,
+                   view.jump_min, distance, _NO_POINTS, _NO_POINTS, _NO_CELLS, _NO_INSIDE, status,
+                   False)  # fmt: skip
+
+    run_tasks(task, distance.size)
     for k in np.flatnonzero(status != 0):  # rare: beyond the compiled range
         pose = pose_array[k // n_beams]
         direction = beam_directions(pose[None], angle_array[k % n_beams : k % n_beams + 1])[0]

@@ -14,21 +14,21 @@ from numba import njit
 _SPLITTER = 134217729.0  # 2**27 + 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def two_sum(a, b):
     s = a + b
     bb = s - a
     return s, (a - (s - bb)) + (b - bb)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _split(a):
     c = _SPLITTER * a
     hi = c - (c - a)
     return hi, a - hi
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def two_prod(a, b):
     p = a * b
     ahi, alo = _split(a)

@@ -8,6 +8,8 @@ expansion of the determinant (Dekker products, Knuth sums).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit, prange
 
@@ -60,6 +62,31 @@ def orient_many(a, b, c):
     return out
 
 
+# ------------------------------------------------------------- bucketing aids
+# Plain loops instead of NumPy reductions (min, max, cumsum, floor) keep each
+# kernel's compile short: every NumPy function compiles its own generic code.
+@njit(cache=True)
+def column_range(points, first, second):
+    """Smallest and largest value in two columns (or one: first == second) of a 2D array."""
+    lo = np.inf
+    hi = -np.inf
+    for k in range(points.shape[0]):
+        lo = min(lo, points[k, first], points[k, second])
+        hi = max(hi, points[k, first], points[k, second])
+    return lo, hi
+
+
+@njit(cache=True)
+def prefix_sums(counts):
+    """Inclusive running sums of an int64 array (``np.cumsum``)."""
+    out = np.empty(counts.shape[0], dtype=np.int64)
+    total = np.int64(0)
+    for k in range(counts.shape[0]):
+        total += counts[k]
+        out[k] = total
+    return out
+
+
 # ------------------------------------------------------------ point in polygon
 @njit(cache=True)
 def build_slab_index(polygon, boundaries, n_cols):
@@ -76,8 +103,7 @@ def build_slab_index(polygon, boundaries, n_cols):
     """
     n = polygon.shape[0]
     n_slabs = boundaries.shape[0] - 1
-    x0 = polygon[:, 0].min()
-    x1 = polygon[:, 0].max()
+    x0, x1 = column_range(polygon, np.int64(0), np.int64(0))
     hx = (x1 - x0) / n_cols
     inv_x = 1.0 / hx if hx > 0.0 else 0.0
     counts = np.zeros(n_slabs * n_cols + 1, dtype=np.int64)
@@ -87,7 +113,7 @@ def build_slab_index(polygon, boundaries, n_cols):
     fill = counts
     for rep in range(2):
         if rep == 1:
-            starts = np.cumsum(counts)
+            starts = prefix_sums(counts)
             fill = starts[:-1].copy()
             entries = np.empty(starts[-1], dtype=np.int64)
         for k in range(n):
@@ -109,8 +135,8 @@ def build_slab_index(polygon, boundaries, n_cols):
                 # each side: columns computed in floating point may be off by one.
                 xa = ax + (max(lo, ymin) - ay) * slope
                 xb = ax + (min(hi, ymax) - ay) * slope
-                c0 = max(int(np.floor((min(xa, xb) - x0) * inv_x)) - 1, 0)
-                c1 = min(int(np.floor((max(xa, xb) - x0) * inv_x)) + 1, n_cols - 1)
+                c0 = max(math.floor((min(xa, xb) - x0) * inv_x) - 1, 0)
+                c1 = min(math.floor((max(xa, xb) - x0) * inv_x) + 1, n_cols - 1)
                 if full and rep == 0:
                     toggles[s, c0] = not toggles[s, c0]
                 for c in range(c0 if full else 0, c1 + 1):

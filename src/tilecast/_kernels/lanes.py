@@ -49,7 +49,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import get_num_threads, njit, prange
+from numba import njit
 
 from tilecast._kernels.beams import _SINCOS_RANGE, sincos_near
 from tilecast._kernels.intrinsics import bits_float, float_bits, prefetch
@@ -76,11 +76,6 @@ STAGE = 256
 # measurable difference on the benchmark machine, where nothing evicts them).
 LANE_STRIDE = LANES + 8
 STAGE_STRIDE = STAGE + 8
-#: Rays per parallel task, at most; a batch is cut into at least two tasks
-#: per thread while each keeps MIN_TASK rays (a task ends with its last rays
-#: in flight alone, which costs about as much as a hundred rays).
-TASK = 8192
-MIN_TASK = 1024
 # The distance test's relative margin (the float estimate is within a few
 # ulps of the reference's formula).
 _DISTANCE_MARGIN = 1e-12
@@ -116,12 +111,6 @@ def _at(field, stride, t):
     """The index of a field of lane (or staged ray) t, unsigned: Numba skips
     the negative-index handling."""
     return np.uint64(field * stride + t)
-
-
-def task_size(n: int) -> int:
-    """Rays per parallel task for a batch of n (Numba's thread count now)."""
-    wanted = -(-n // (2 * get_num_threads()))
-    return max(min(wanted, TASK), MIN_TASK)
 
 
 @njit(cache=True, error_model="numpy")
@@ -481,28 +470,26 @@ def _run(kind, lo, hi, accel, variants, pixels, flat, rows, cols, outside_solid,
         _advance(flat, row_step, lf, li)
 
 
-@njit(cache=True, parallel=True)
-def cast_lanes(kind, accel, variants, pixels, outside_solid, ox, oy, w, h, origins, directions,
-               origin_stride, max_distances, poses, angles, max_range, gaps, ignore_start,
-               jump_min, distance, point, normal, cell, inside, status, full, size):  # fmt: skip
-    """Cast every ray of a batch (kind MANY) or every beam of a scan (kind SCAN).
+@njit(cache=True, nogil=True)
+def cast_lanes(kind, lo, hi, accel, variants, pixels, outside_solid, ox, oy, w, h, origins,
+               directions, origin_stride, max_distances, poses, angles, max_range, gaps,
+               ignore_start, jump_min, distance, point, normal, cell, inside, status,
+               full):  # fmt: skip
+    """Cast rays lo .. hi - 1 of a batch (kind MANY) or of a scan (kind SCAN).
 
     MANY: ray k starts at origins[k // origin_stride]; one direction or one
     max distance broadcasts over all rays. SCAN: ray k is beam k % B of pose
     k // B, direction sincos(theta + angle), range max_range. Results go to
     distance (N,), point (N, 2), normal (N, 2), cell (N, 2), inside (N,)
     and status (N,); without `full` only distance and status are written
-    (the others may be empty). size: rays per parallel task
-    (:func:`task_size`). One entry point for both kinds, and every argument
-    from the caller, so that the lane walk is compiled once.
+    (the others may be empty). One entry point for both kinds, and every
+    argument from the caller, so that the lane walk is compiled once. It
+    releases the GIL: :mod:`tilecast._threads` runs ranges in parallel.
     """
     rows = accel.shape[1] - 2
     cols = accel.shape[2] - 2
     flat = accel.reshape(-1)
-    n = distance.shape[0]
-    for task in prange((n + size - 1) // size):
-        lo = task * size
-        _run(kind, lo, min(n, lo + size), accel, variants, pixels, flat, rows, cols,
-             outside_solid, ox, oy, w, h, origins, directions, origin_stride, max_distances,
-             poses, angles, max_range, gaps, ignore_start, jump_min, distance, point, normal,
-             cell, inside, status, full)  # fmt: skip
+    _run(kind, lo, hi, accel, variants, pixels, flat, rows, cols, outside_solid, ox, oy, w, h,
+         origins, directions, origin_stride, max_distances, poses, angles, max_range, gaps,
+         ignore_start, jump_min, distance, point, normal, cell, inside, status,
+         full)  # fmt: skip

@@ -98,17 +98,18 @@ def update_clearance(solid, cap, cells, accel):
 
 # ------------------------------------------------------------- tile info map
 @njit(cache=True)
-def build_tile_info(cell_kinds, cap, outside_solid, info):
+def build_tile_info(cell_kinds, blocked, cap, outside_solid, info):
     """Fill the padded tile info map ``info`` (4, rows + 2, cols + 2) from ``cell_kinds``.
 
-    cell_kinds: 0 no solid pixel, 1 all solid, 2 mixed (as ``TileMap.cell_kinds``).
+    cell_kinds: 0 no solid pixel, 1 all solid, 2 mixed (as ``TileMap.cell_kinds``);
+    blocked: ``cell_kinds != 0``, read-only like a grid's ``solid``, so that
+    :func:`clearance_window` is compiled for one signature.
     It is the grid's quadrant clearance map of "tiles with any solid pixel",
     with the mixed tiles then marked MIXED_TILE (any negative value blocks
     the squares alike).
     """
     rows, cols = cell_kinds.shape
     fill_padding(info, outside_solid)
-    blocked = cell_kinds != 0
     for q in range(4):
         clearance_window(blocked, cap, q, 0, rows, 0, cols, info)
         for j in range(rows):

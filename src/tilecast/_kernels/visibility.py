@@ -13,7 +13,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from tilecast._kernels.geometry import orient2d
+from tilecast._kernels.geometry import column_range, orient2d, prefix_sums
 
 # ------------------------------------------------------------------ splitting
 
@@ -27,14 +27,27 @@ def _on_open_segment(ax, ay, bx, by, qx, qy):
 
 
 @njit(cache=True)
+def _grown(points, n, size):
+    """A copy of the first n rows of an (N, 2) array, with room for size rows.
+
+    An explicit loop, not a slice assignment: slice assignments compile a
+    shape check with its error message formatting (seconds of compile time).
+    """
+    grown = np.empty((size, 2))
+    for k in range(n):
+        grown[k, 0] = points[k, 0]
+        grown[k, 1] = points[k, 1]
+    return grown
+
+
+@njit(cache=True)
 def _push(buf_seg, buf_xy, n, seg, x, y):
     if n == buf_seg.shape[0]:
         grown_seg = np.empty(2 * n + 16, dtype=np.int64)
-        grown_xy = np.empty((2 * n + 16, 2))
-        grown_seg[:n] = buf_seg[:n]
-        grown_xy[:n] = buf_xy[:n]
+        for k in range(n):
+            grown_seg[k] = buf_seg[k]
         buf_seg = grown_seg
-        buf_xy = grown_xy
+        buf_xy = _grown(buf_xy, n, 2 * n + 16)
     buf_seg[n] = seg
     buf_xy[n, 0] = x
     buf_xy[n, 1] = y
@@ -45,10 +58,8 @@ def _push(buf_seg, buf_xy, n, seg, x, y):
 def _bucket_segments(segs, side):
     """CSR lists of the segments meeting each cell of a side x side grid (conservative)."""
     m = segs.shape[0]
-    x0 = min(segs[:, 0].min(), segs[:, 2].min())
-    x1 = max(segs[:, 0].max(), segs[:, 2].max())
-    y0 = min(segs[:, 1].min(), segs[:, 3].min())
-    y1 = max(segs[:, 1].max(), segs[:, 3].max())
+    x0, x1 = column_range(segs, np.int64(0), np.int64(2))
+    y0, y1 = column_range(segs, np.int64(1), np.int64(3))
     hx = (x1 - x0) / side
     hy = (y1 - y0) / side
     inv_x = 1.0 / hx if hx > 0.0 else 0.0
@@ -64,14 +75,14 @@ def _bucket_segments(segs, side):
     members = np.empty(0, dtype=np.int64)
     for rep in range(2):
         if rep == 1:
-            starts = np.cumsum(counts)
+            starts = prefix_sums(counts)
             fill = starts[:-1].copy()
             members = np.empty(starts[-1], dtype=np.int64)
         for i in range(m):
             ax, ay, bx, by = segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3]
             ymin, ymax = min(ay, by), max(ay, by)
-            r0 = max(int(np.floor((ymin - slack_y - y0) * inv_y)), 0)
-            r1 = min(int(np.floor((ymax + slack_y - y0) * inv_y)), side - 1)
+            r0 = max(math.floor((ymin - slack_y - y0) * inv_y), 0)
+            r1 = min(math.floor((ymax + slack_y - y0) * inv_y), side - 1)
             for r in range(r0, r1 + 1):
                 if ay == by:
                     xa, xb = ax, bx
@@ -82,8 +93,8 @@ def _bucket_segments(segs, side):
                     slope = (bx - ax) / (by - ay)
                     xa = ax + (lo - ay) * slope
                     xb = ax + (hi - ay) * slope
-                c0 = max(int(np.floor((min(xa, xb) - slack_x - x0) * inv_x)), 0)
-                c1 = min(int(np.floor((max(xa, xb) + slack_x - x0) * inv_x)), side - 1)
+                c0 = max(math.floor((min(xa, xb) - slack_x - x0) * inv_x), 0)
+                c1 = min(math.floor((max(xa, xb) + slack_x - x0) * inv_x), side - 1)
                 for c in range(c0, c1 + 1):
                     cell = r * side + c
                     if rep == 0:
@@ -92,6 +103,43 @@ def _bucket_segments(segs, side):
                         members[fill[cell]] = i
                         fill[cell] += 1
     return starts, members
+
+
+@njit(cache=True)
+def _sort_split_points(seg, key, n):
+    """Indices of split points 0 .. n-1 by segment, then by position along it (merge sort).
+
+    Written out rather than NumPy's argsort: one small sort compiles in a
+    fraction of the time two of NumPy's sort implementations take.
+    """
+    order = np.arange(n)
+    tmp = np.empty(n, dtype=np.int64)
+    width = 1
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            i, j, k = lo, mid, lo
+            while i < mid and j < hi:
+                a, b = order[i], order[j]
+                if seg[b] < seg[a] or (seg[b] == seg[a] and key[b] < key[a]):
+                    tmp[k] = b
+                    j += 1
+                else:
+                    tmp[k] = a
+                    i += 1
+                k += 1
+            while i < mid:
+                tmp[k] = order[i]
+                i += 1
+                k += 1
+            while j < hi:
+                tmp[k] = order[j]
+                j += 1
+                k += 1
+        order, tmp = tmp, order
+        width *= 2
+    return order
 
 
 @njit(cache=True)
@@ -111,7 +159,7 @@ def split_segments(segs):
     starts, members = _bucket_segments(segs, side)
     buf_seg = np.empty(64, dtype=np.int64)
     buf_xy = np.empty((64, 2))
-    n = 0
+    n = np.int64(0)  # not the literal 0: one compiled signature for _push
     for cell in range(side * side):
         for p in range(starts[cell], starts[cell + 1]):
             i = members[p]
@@ -158,15 +206,7 @@ def split_segments(segs):
             key[k] = (buf_xy[k, 0] - segs[i, 0]) / (segs[i, 2] - segs[i, 0])
         else:
             key[k] = (buf_xy[k, 1] - segs[i, 1]) / (segs[i, 3] - segs[i, 1])
-    order = np.argsort(buf_seg[:n], kind="mergesort")
-    run = 0
-    while run < n:  # within each segment's run, order by position along it
-        stop = run
-        while stop < n and buf_seg[order[stop]] == buf_seg[order[run]]:
-            stop += 1
-        chunk = order[run:stop].copy()
-        order[run:stop] = chunk[np.argsort(key[chunk])]
-        run = stop
+    order = _sort_split_points(buf_seg, key, n)
     out = np.empty((m + n, 4))
     count = 0
     k = 0
@@ -390,6 +430,9 @@ def sweep(segs, px, py, radius, cone, ux, uy, wx, wy):
     """
     m = segs.shape[0]
     segs = segs.copy()
+    # typed variables, not literals: each helper is compiled for one signature
+    first = np.int64(0)
+    no_full = np.bool_(False)
     for i in range(m):  # orient every segment counter-clockwise around p
         if orient2d(px, py, segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3]) < 0:
             segs[i, 0], segs[i, 2] = segs[i, 2], segs[i, 0]
@@ -405,8 +448,8 @@ def sweep(segs, px, py, radius, cone, ux, uy, wx, wy):
                 return np.empty((0, 2)), 1
             ux, uy = px + 1.0, py
             out = np.empty((400, 2))
-            n = _emit(out, 0, px + radius, py)
-            n = _emit_arc(out, n, px, py, radius, ux, uy, ux, uy, True)
+            n = _emit(out, np.int64(0), px + radius, py)
+            n = _emit_arc(out, n, px, py, radius, ux, uy, ux, uy, np.bool_(True))
             return out[:n].copy(), 0
         ux, uy = ex[0], ey[0]
     half = np.empty(2 * m, dtype=np.int64)
@@ -417,7 +460,7 @@ def sweep(segs, px, py, radius, cone, ux, uy, wx, wy):
         hw = _rel_half(px, py, ux, uy, wx, wy)
     heap = np.empty(m, dtype=np.int64)
     pos = -np.ones(m, dtype=np.int64)
-    size = 0
+    size = np.int64(0)
     for i in range(m):  # segments cut by the ray towards u
         if (
             orient2d(px, py, segs[i, 0], segs[i, 1], ux, uy) > 0
@@ -430,14 +473,14 @@ def sweep(segs, px, py, radius, cone, ux, uy, wx, wy):
         ):
             size = _heap_push(segs, px, py, heap, pos, size, i)
     out = np.empty((4 * m + 800, 2))  # grown below when arcs need room
-    n = 0
+    n = np.int64(0)
     k = 0
     if cone:
         # Segments starting exactly on the ray towards u are visible just after it.
         while (
             k < 2 * m
             and half[order[k]] == 0
-            and _angle_cmp(px, py, ux, uy, 0, ex[order[k]], ey[order[k]], 0, ux, uy) == 0
+            and _angle_cmp(px, py, ux, uy, first, ex[order[k]], ey[order[k]], first, ux, uy) == 0
         ):
             e = order[k]
             if e % 2 == 0:
@@ -457,12 +500,10 @@ def sweep(segs, px, py, radius, cone, ux, uy, wx, wy):
         if cone and _angle_cmp(px, py, ux, uy, half[e0], gx, gy, hw, wx, wy) >= 0:
             break  # at or beyond the far edge of the cone
         if out.shape[0] - n < 400:  # room for one arc and a transition
-            grown = np.empty((2 * out.shape[0] + 400, 2))
-            grown[:n] = out[:n]
-            out = grown
+            out = _grown(out, n, 2 * out.shape[0] + 400)
         before = heap[0] if size > 0 else -1
         if before < 0 and (k > 0 or cone):
-            n = _emit_arc(out, n, px, py, radius, last_x, last_y, gx, gy, False)
+            n = _emit_arc(out, n, px, py, radius, last_x, last_y, gx, gy, no_full)
         group_end = k
         while group_end < 2 * m and (
             _angle_cmp(
@@ -497,16 +538,14 @@ def sweep(segs, px, py, radius, cone, ux, uy, wx, wy):
         last_x, last_y = gx, gy
         k = group_end
     if out.shape[0] - n < 400:
-        grown = np.empty((2 * out.shape[0] + 400, 2))
-        grown[:n] = out[:n]
-        out = grown
+        out = _grown(out, n, 2 * out.shape[0] + 400)
     nearest = heap[0] if size > 0 else -1
     if cone:
         if nearest < 0:
-            n = _emit_arc(out, n, px, py, radius, last_x, last_y, wx, wy, False)
+            n = _emit_arc(out, n, px, py, radius, last_x, last_y, wx, wy, no_full)
         n = _emit_boundary(out, n, segs, nearest, px, py, wx, wy, radius)
     elif nearest < 0:
-        n = _emit_arc(out, n, px, py, radius, last_x, last_y, ux, uy, False)
+        n = _emit_arc(out, n, px, py, radius, last_x, last_y, ux, uy, no_full)
     if n > 1 and out[n - 1, 0] == out[0, 0] and out[n - 1, 1] == out[0, 1]:
         n -= 1
     return out[:n].copy(), 0

@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange, types
+from numba import njit, types
 
 from tilecast._kernels.exact import expansion_sign, two_prod, two_sum
 from tilecast._kernels.maps import MIXED_TILE, OFF_EMPTY, SOLID
@@ -397,7 +397,7 @@ def walk(info, variants, pixels, outside_solid, tile_jump_min, ox, oy, pw, ph, m
     px, py).
     """
     cap = out_f.shape[0]
-    count = 0
+    count = np.int64(0)  # not the literal 0: one compiled signature for _record
     # the last event
     e_f0 = np.inf
     e_x = np.nan
@@ -831,7 +831,7 @@ CAST_RANGE_SIGNATURE = (
 )  # fmt: skip
 
 
-@njit([CAST_RANGE_SIGNATURE], cache=True)
+@njit(cache=True, nogil=True)  # compiled for CAST_RANGE_SIGNATURE on first use
 def cast_range(lo, hi, info, variants, pixels, outside_solid, jump_min, ox, oy, pw, ph, gaps,
                ignore_start, origins, directions, origin_stride, max_distances, distance, point,
                normal, cell, inside, pixel, status):  # fmt: skip
@@ -867,16 +867,3 @@ def cast_range(lo, hi, info, variants, pixels, outside_solid, jump_min, ox, oy, 
         pixel[k, 0] = r[15] if found else -1
         pixel[k, 1] = r[16] if found else -1
     return unsafe
-
-
-@njit(cache=True, parallel=True)
-def cast_each(info, variants, pixels, outside_solid, jump_min, ox, oy, pw, ph, gaps,
-              ignore_start, origins, directions, origin_stride, max_distances, distance, point,
-              normal, cell, inside, pixel, status, size):  # fmt: skip
-    """:func:`cast_range` over every ray, in parallel tasks of ``size`` rays."""
-    n = distance.shape[0]
-    for task in prange((n + size - 1) // size):
-        lo = task * size
-        cast_range(lo, min(n, lo + size), info, variants, pixels, outside_solid, jump_min, ox, oy,
-                   pw, ph, gaps, ignore_start, origins, directions, origin_stride, max_distances,
-                   distance, point, normal, cell, inside, pixel, status)  # fmt: skip

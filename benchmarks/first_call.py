@@ -1,0 +1,99 @@
+"""First-call cost: how long the first call of each kernel family takes in a fresh process.
+
+Numba compiles a kernel the first time it is called and caches the machine
+code on disk (``cache=True``). This script starts one child process with an
+empty cache directory (cold: every family compiles) and one with the cache
+it filled (warm: every family loads), and times ``import tilecast`` and the
+first call of each family in the child, in the order below.
+
+    python benchmarks/first_call.py             # cold and warm
+    python benchmarks/first_call.py --warm-only # only the warm run (your own cache)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+CHILD = r"""
+import json, sys, time
+t0 = time.perf_counter()
+import tilecast
+import numpy as np
+times = {"import tilecast": time.perf_counter() - t0}
+from tilecast.data import example_map
+
+grid = example_map()
+y, x = np.mgrid[0:8, 0:8]
+tiles = tilecast.TileMap(np.where(grid.solid, 0, -1), tilecast.TileSet([x <= y]), tile_size=1.0)
+angles = np.linspace(0, 2 * np.pi, 360, endpoint=False)
+directions = np.stack([np.cos(angles), np.sin(angles)], axis=1)
+start = (5.5, 5.5)
+segments = tilecast.wall_segments(grid)
+
+
+def single_rays():
+    tilecast.raycast(grid, start, (1.0, 0.3))
+    tilecast.raycast_all(grid, start, (1.0, 0.3))
+    tilecast.line_of_sight(grid, start, (20.5, 9.5))
+    list(tilecast.traverse(grid, start, (20.5, 9.5)))
+    tilecast.raycast(tiles, start, (1.0, 0.3))
+
+
+families = [
+    ("single rays (raycast, raycast_all, line_of_sight, traverse)", single_rays),
+    ("raycast_many on a Grid", lambda: tilecast.raycast_many(grid, start, directions)),
+    ("raycast_many on a TileMap", lambda: tilecast.raycast_many(tiles, start, directions)),
+    ("scan_many", lambda: tilecast.scan_many(grid, [(5.5, 5.5, 0.0)] * 4, angles, 30.0)),
+    ("fov", lambda: tilecast.fov(grid, (5, 5), 8)),
+    ("visibility_polygon", lambda: tilecast.visibility_polygon(segments, start)),
+    ("point_in_polygon", lambda: tilecast.point_in_polygon([(1.0, 1.0)], [(0, 0), (2, 0), (2, 2)])),
+    ("lines", lambda: tilecast.lines([(0, 0)], [(5, 3)])),
+]
+for name, call in families:
+    t0 = time.perf_counter()
+    call()
+    times[name] = time.perf_counter() - t0
+print(json.dumps(times))
+"""
+
+
+def run_child(cache_dir: str) -> dict[str, float]:
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD], env=env, check=True, capture_output=True, text=True
+    ).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--warm-only", action="store_true")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as cache_dir:
+        if args.warm_only:
+            run_child(cache_dir)
+            cold = None
+        else:
+            t0 = time.perf_counter()
+            cold = run_child(cache_dir)
+            cold_total = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        warm = run_child(cache_dir)
+        warm_total = time.perf_counter() - t0
+    print("| first call in a fresh process | cold cache (compiles) | warm cache (loads) |")
+    print("|---|---:|---:|")
+    for name, seconds in warm.items():
+        cold_text = f"{cold[name]:.2f} s" if cold else "-"
+        print(f"| {name} | {cold_text} | {seconds:.2f} s |")
+    cold_text = f"{cold_total:.1f} s" if cold else "-"
+    print(f"| whole process (start, import, every family) | {cold_text} | {warm_total:.1f} s |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,96 @@
+"""Parallel batches on Python threads running GIL-free compiled kernels.
+
+The batch kernels (``raycast_many``, ``scan``, ``scan_many``) are compiled
+with ``nogil=True`` and take a range of rays ``lo .. hi``; this module splits
+a batch into such ranges and runs them on a small pool of Python threads.
+Compared with Numba's ``prange`` this keeps the first compile seconds
+shorter (no parallel-loop lowering), does not depend on Numba's threading
+layer (any layer, and many Python threads calling in at once, are fine),
+and gives the same answers whatever the thread count: each ray is cast by
+the same code whichever task it falls in.
+
+The thread count is ``NUMBA_NUM_THREADS`` when set (Numba's own setting),
+else the number of CPUs this process may use.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+__all__ = ["MIN_TASK", "TASK", "run_tasks", "task_size", "thread_count"]
+
+#: Most rays per task: a batch is cut into at least two tasks per thread
+#: while each keeps MIN_TASK rays (a lane-kernel task ends with its last rays
+#: in flight alone, which costs about as much as a hundred rays).
+TASK = 8192
+#: Fewest rays per task: below this a thread's hand-over costs more than it saves.
+MIN_TASK = 1024
+
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def thread_count() -> int:
+    """Return the number of threads a batch uses.
+
+    Examples
+    --------
+    >>> thread_count() >= 1
+    True
+    """
+    setting = os.environ.get("NUMBA_NUM_THREADS", "")
+    if setting.strip().isdigit() and int(setting) > 0:
+        return int(setting)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def task_size(n: int) -> int:
+    """Return the rays per task for a batch of ``n`` rays.
+
+    About two tasks per thread, within ``[MIN_TASK, TASK]``.
+
+    Examples
+    --------
+    >>> task_size(10) == MIN_TASK
+    True
+    >>> task_size(10**7) == TASK
+    True
+    """
+    wanted = -(-n // (2 * thread_count()))
+    return max(min(wanted, TASK), MIN_TASK)
+
+
+def _executor() -> ThreadPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(thread_count(), thread_name_prefix="tilecast")
+        return _pool
+
+
+def run_tasks(task: Callable[[int, int], object], n: int) -> None:
+    """Call ``task(lo, hi)`` over ``0 .. n`` in ranges of :func:`task_size`, in parallel.
+
+    A batch of one task runs on the calling thread. Exceptions from a task
+    are raised here.
+
+    Examples
+    --------
+    >>> seen = []
+    >>> run_tasks(lambda lo, hi: seen.append((lo, hi)), 300)
+    >>> seen
+    [(0, 300)]
+    """
+    size = task_size(n)
+    if n <= size or thread_count() == 1:
+        task(0, n)
+        return
+    futures = [_executor().submit(task, lo, min(n, lo + size)) for lo in range(0, n, size)]
+    for future in futures:
+        future.result()
