@@ -21,6 +21,7 @@ from tilecast.rays import line_of_sight, raycast, raycast_all, traverse
 from tilecast.regions import circle_intersects_rect, tiles_in_circle, tiles_in_rect
 from tilecast.results import Hit, Hits, RayContact, Step
 from tilecast.spatial_hash import SpatialHash
+from tilecast.startup import warmup
 from tilecast.tiles import TileMap, TileSet
 from tilecast.visibility import visibility_polygon, wall_segments
 
@@ -58,4 +59,5 @@ __all__ = [
     "traverse",
     "visibility_polygon",
     "wall_segments",
+    "warmup",
 ]

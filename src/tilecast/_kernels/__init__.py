@@ -1,1 +1,44 @@
-"""Compiled (Numba) kernels, one module per family; called only after validation."""
+"""Compiled (Numba) kernels, one module per family; called only after validation.
+
+Importing this package (which every kernel module does first) installs one
+listener on Numba's compile events: when a tilecast kernel starts compiling
+(a cache miss, i.e. its first use after installation), the logger
+``tilecast`` says so once, at INFO level. Loading from the cache is silent.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from numba.core import event
+
+_logger = logging.getLogger("tilecast")
+
+
+class _CompileNotice(event.Listener):  # type: ignore[misc]
+    """Log the start of each top-level compile of a tilecast kernel."""
+
+    def __init__(self) -> None:
+        self._depth = threading.local()
+
+    def on_start(self, ev: event.Event) -> None:
+        depth = getattr(self._depth, "value", 0)
+        self._depth.value = depth + 1
+        if depth:
+            return  # a helper compiled for the kernel being compiled
+        dispatcher = ev.data.get("dispatcher")
+        function = getattr(dispatcher, "py_func", None)
+        module = getattr(function, "__module__", "")
+        if module.startswith("tilecast."):
+            _logger.info(
+                "compiling %s.%s (first use after install; cached for later runs)",
+                module.rsplit(".", 1)[-1],
+                function.__name__,
+            )
+
+    def on_end(self, ev: event.Event) -> None:
+        self._depth.value = getattr(self._depth, "value", 1) - 1
+
+
+event.register("numba:compile", _CompileNotice())

@@ -1,0 +1,180 @@
+"""Start-up: compile (or load) every kernel family ahead of time, with progress.
+
+tilecast's kernels are compiled by Numba the first time they are used after
+installation and cached on disk (``cache=True``); later processes load them
+in well under a second. :func:`warmup` does that first use for every family
+at a moment of your choosing (an installer, a game's loading screen, a
+container build), so that no query waits for a compile. ``tilecast warmup``
+runs it from the command line.
+
+When a compile does start during a query, the logger ``tilecast`` says so
+once per kernel at INFO level (the ``tilecast`` command shows these lines).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    import tilecast
+
+__all__ = ["FAMILIES", "warmup"]
+
+
+def _single_rays() -> None:
+    import tilecast
+    from tilecast.data import example_map
+
+    grid = example_map()
+    tilecast.raycast(grid, (5.5, 5.5), (1.0, 0.3))
+    tilecast.raycast_all(grid, (5.5, 5.5), (1.0, 0.3))
+    tilecast.line_of_sight(grid, (5.5, 5.5), (20.5, 9.5))
+    list(tilecast.traverse(grid, (5.5, 5.5), (20.5, 9.5)))
+
+
+def _tile_map() -> tilecast.TileMap:
+    import numpy as np
+
+    import tilecast
+
+    y, x = np.mgrid[0:8, 0:8]
+    return tilecast.TileMap([[-1, 0], [0, -1]], tilecast.TileSet([x <= y]), tile_size=1.0)
+
+
+def _directions(n: int) -> object:
+    import numpy as np
+
+    angles = np.linspace(0.0, 2.0 * np.pi, n, endpoint=False)
+    return np.stack([np.cos(angles), np.sin(angles)], axis=1)
+
+
+def _batch_grid() -> None:
+    import tilecast
+    from tilecast.data import example_map
+
+    tilecast.raycast_many(example_map(), (5.5, 5.5), _directions(2048))
+
+
+def _batch_tilemap() -> None:
+    import tilecast
+
+    tiles = _tile_map()
+    tilecast.raycast(tiles, (0.5, 0.3), (1.0, 0.0))
+    tilecast.raycast_many(tiles, (0.5, 0.3), _directions(64))
+
+
+def _scans() -> None:
+    import numpy as np
+
+    import tilecast
+    from tilecast.data import example_map
+
+    angles = np.linspace(0.0, 2.0 * np.pi, 360, endpoint=False)
+    tilecast.scan_many(example_map(), [(5.5, 5.5, 0.0)] * 8, angles, 30.0)
+
+
+def _fov() -> None:
+    import tilecast
+    from tilecast.data import example_map
+
+    tilecast.fov(example_map(), (5, 5), 8)
+
+
+def _visibility() -> None:
+    import tilecast
+    from tilecast.data import example_map
+
+    grid = example_map()
+    tilecast.visibility_polygon(tilecast.wall_segments(grid), (5.5, 5.5))
+
+
+def _point_in_polygon() -> None:
+    import tilecast
+
+    tilecast.point_in_polygon([(1.0, 1.0)], [(0.0, 0.0), (2.0, 0.0), (2.0, 2.0)])
+
+
+def _lines() -> None:
+    import tilecast
+
+    tilecast.line((0, 0), (5, 3))
+    tilecast.lines([(0, 0)], [(5, 3)])
+
+
+#: The kernel families, in the order :func:`warmup` compiles them: a name
+#: and a call that uses every kernel of the family once on a tiny input.
+FAMILIES: tuple[tuple[str, Callable[[], None]], ...] = (
+    ("single rays (raycast, raycast_all, line_of_sight, traverse)", _single_rays),
+    ("raycast_many, scan on a Grid", _batch_grid),
+    ("raycast_many on a TileMap", _batch_tilemap),
+    ("scan_many", _scans),
+    ("fov", _fov),
+    ("visibility_polygon", _visibility),
+    ("point_in_polygon", _point_in_polygon),
+    ("lines", _lines),
+)
+
+
+def warmup(*, progress: bool = True, stream: TextIO | None = None) -> dict[str, float]:
+    """Compile (first run after install) or load (later runs) every kernel family.
+
+    Parameters
+    ----------
+    progress : bool, default True
+        Draw a progress bar with the family being prepared.
+    stream : file-like, optional
+        Where the progress bar goes (default: standard error).
+
+    Returns
+    -------
+    dict
+        Seconds spent on each family, by name (:data:`FAMILIES`).
+
+    Notes
+    -----
+    The first run after installing tilecast compiles every kernel (about
+    half a minute on a 2-core machine, see the README); the machine code is
+    cached next to the package (or in ``NUMBA_CACHE_DIR``), so later runs,
+    in any process, only load it (about a second for everything).
+
+    Examples
+    --------
+    >>> from tilecast import warmup
+    >>> seconds = warmup(progress=False)
+    >>> sorted(seconds) == sorted(name for name, _ in FAMILIES)
+    True
+    """
+    out = sys.stderr if stream is None else stream
+    seconds: dict[str, float] = {}
+    width = 24
+    logger = logging.getLogger("tilecast")
+    level = logger.level
+    if progress:  # the bar says what is compiling; no log line per kernel
+        logger.setLevel(logging.WARNING)
+    try:
+        _run_families(progress, out, width, seconds)
+    finally:
+        logger.setLevel(level)
+    if progress:
+        total = sum(seconds.values())
+        out.write(f"\r[{'#' * width}] {len(FAMILIES)}/{len(FAMILIES)} ready in {total:.1f} s")
+        out.write(" " * 30 + "\n")
+        out.flush()
+    return seconds
+
+
+def _run_families(progress: bool, out: TextIO, width: int, seconds: dict[str, float]) -> None:
+    for index, (name, call) in enumerate(FAMILIES):
+        if progress:
+            done = width * index // len(FAMILIES)
+            bar = "#" * done + "." * (width - done)
+            out.write(f"\r[{bar}] {index}/{len(FAMILIES)} {name[:40]:<40}")
+            out.flush()
+        start = time.perf_counter()
+        call()
+        seconds[name] = time.perf_counter() - start
+
