@@ -171,6 +171,19 @@ def _prepare(
     split: bool = True,
 ) -> np.ndarray | None:
     """All walls as non-crossing segments not collinear with p (None: p sees nothing)."""
+    if radius is not None and len(segs):
+        # Walls wholly outside the light's square (widened far beyond
+        # rounding) are neither seen nor cut a wall where the light reaches:
+        # drop them before the split, whose cost grows with the whole map.
+        x, y = p
+        reach = radius * (1.0 + 1e-9) + 1e-300
+        near = (
+            (np.minimum(segs[:, 0], segs[:, 2]) <= x + reach)
+            & (np.maximum(segs[:, 0], segs[:, 2]) >= x - reach)
+            & (np.minimum(segs[:, 1], segs[:, 3]) <= y + reach)
+            & (np.maximum(segs[:, 1], segs[:, 3]) >= y - reach)
+        )
+        segs = segs[near]
     parts = [segs]
     if circles is not None and len(circles):
         walls = _circle_walls(circles, p)
