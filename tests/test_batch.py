@@ -5,8 +5,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from oracle import raycast_all_oracle
 from reference import raycast_reference
+from reference.oracle import raycast_all_oracle
 from strategies import GEOMETRIES, directions, grids, points
 from tilecast import Grid, Hits, raycast, raycast_many, scan, scan_many
 from tilecast.batch import CLEARANCE_CAP, beam_directions, clearance_map

@@ -30,6 +30,7 @@ KERNEL_TESTS = (
     "test_visibility.py",
     "test_tiles.py",
     "test_tilebatch.py",
+    "test_walk.py",
 )
 
 

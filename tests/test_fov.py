@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from reference.fov import fov_reference as _fov_reference
 from tilecast import Grid, fov, fov_many
-from tilecast.fov import _fov_reference
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

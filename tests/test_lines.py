@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from reference.lines import line_reference
 from tilecast import line, lines
-from tilecast.lines import line_reference
 
 small = st.integers(-40, 40)
 cell = st.tuples(small, small)

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from oracle import line_of_sight_oracle, raycast_all_oracle
+from reference.oracle import line_of_sight_oracle, raycast_all_oracle
 from strategies import directions, grids, points
 from tilecast import Grid, Hit, line_of_sight, raycast, raycast_all
 

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from oracle import raycast_all_oracle
 from reference import raycast_reference
+from reference.oracle import raycast_all_oracle
 from tilecast import Grid, TileMap, TileSet, line_of_sight, raycast, raycast_all
 from tilecast._farwalk import TileWalker
 from tilecast.tiles import flip_mask
@@ -490,3 +490,10 @@ def test_equivalence_holds_on_a_grid_with_the_same_pixels():
         assert (a is None) == (b is None)
         if a is not None:
             assert (a.point, a.cell, a.pixel) == (b.point, b.cell, (0, 0))
+
+
+@pytest.mark.parametrize("bad", [(0.5, 0), "ab", (1,), None, (True, 0)])
+def test_pixel_solid_rejects_anything_but_a_pair_of_integers(bad):
+    tmap = TileMap([[0, 0]], TileSet([[[1, 0]]]))
+    with pytest.raises(TypeError, match="pixel"):
+        tmap.pixel_solid(bad)

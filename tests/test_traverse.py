@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from oracle import traverse_oracle
+from reference.oracle import traverse_oracle
 from strategies import grids, points
 from tilecast import Grid, Step, traverse
 

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 import tilecast as tc
-from tilecast.visibility import _cone_points, _prepare, _visibility_reference
+from reference.visibility import visibility_reference as _visibility_reference
+from tilecast.visibility import _cone_points, _prepare
 
 
 def shoelace(poly):

@@ -6,7 +6,7 @@ imported by the functions that need them.
 """
 
 from tilecast.batch import raycast_many, scan, scan_many
-from tilecast.fov import fov, fov_many
+from tilecast.field_of_view import fov, fov_many
 from tilecast.geometry import (
     circle_tangents,
     orientation,
@@ -16,7 +16,7 @@ from tilecast.geometry import (
     segment_segment,
 )
 from tilecast.grid import Grid
-from tilecast.lines import line, lines
+from tilecast.lattice import line, lines
 from tilecast.rays import line_of_sight, raycast, raycast_all, traverse
 from tilecast.regions import circle_intersects_rect, tiles_in_circle, tiles_in_rect
 from tilecast.results import Hit, Hits, RayContact, Step

@@ -187,3 +187,34 @@ def as_points_array(name: str, value: Any, *, allow_single: bool = True) -> np.n
     if not all_finite(array):
         raise ValueError(f"{name} must contain only finite values (no NaN or inf)")
     return array
+
+
+def as_cell(name: str, cell: Any) -> tuple[int, int]:
+    """Return one cell ``(i, j)`` as two Python ints (numpy integers accepted, bools not)."""
+    if isinstance(cell, str | bytes) or not hasattr(cell, "__len__") or len(cell) != 2:
+        raise TypeError(f"{name} must be a pair of integers (i, j)")
+    out = []
+    for k, c in enumerate(cell):
+        if isinstance(c, bool | np.bool_) or not isinstance(c, int | np.integer):
+            raise TypeError(f"{name}[{k}] must be an integer, got {type(c).__name__}")
+        out.append(int(c))
+    return (out[0], out[1])
+
+
+def as_cell_array(name: str, cells: Any) -> np.ndarray:
+    """Return cells as an ``(N, 2)`` int64 C-contiguous array (one ``(i, j)`` gives one row)."""
+    array = np.asarray(cells)
+    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
+        if array.size == 0:
+            array = array.astype(np.int64)
+        else:
+            raise TypeError(f"{name} must hold integers, got dtype {array.dtype}")
+    if array.ndim == 1 and array.shape[0] == 2:
+        array = array.reshape(1, 2)
+    if array.ndim == 1 and array.shape[0] == 0:
+        array = array.reshape(0, 2)
+    if array.ndim != 2 or array.shape[1] != 2:
+        raise ValueError(
+            f"{name} must be one cell (i, j) or an array of shape (N, 2), got {array.shape}"
+        )
+    return np.ascontiguousarray(array, dtype=np.int64)

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from tilecast._validate import as_choice, as_point, as_positive_float
+from tilecast._validate import as_cell, as_cell_array, as_choice, as_point, as_positive_float
 
 __all__ = ["OUTSIDE_POLICIES", "Grid"]
 
@@ -195,7 +195,7 @@ class Grid:
         >>> Grid([[0]], tile_size=(2.0, 3.0), origin=(10.0, 0.0)).cell_bounds((-1, 2))
         (8.0, 6.0, 10.0, 9.0)
         """
-        i, j = _as_cell("cell", cell)
+        i, j = as_cell("cell", cell)
         ox, oy = self._origin
         w, h = self._tile_size
         return (ox + i * w, oy + j * h, ox + (i + 1) * w, oy + (j + 1) * h)
@@ -209,7 +209,7 @@ class Grid:
         >>> Grid([[0, 0]]).in_bounds((1, 0)), Grid([[0, 0]]).in_bounds((2, 0))
         (True, False)
         """
-        i, j = _as_cell("cell", cell)
+        i, j = as_cell("cell", cell)
         return 0 <= i < self.cols and 0 <= j < self.rows
 
     def is_solid(self, cell: Any) -> bool:
@@ -222,7 +222,7 @@ class Grid:
         >>> grid.is_solid((0, 0)), grid.is_solid((1, 0)), grid.is_solid((5, -3))
         (True, False, True)
         """
-        i, j = _as_cell("cell", cell)
+        i, j = as_cell("cell", cell)
         if 0 <= i < self.cols and 0 <= j < self.rows:
             return bool(self._solid[j, i])
         return self._outside == "solid"
@@ -250,7 +250,7 @@ class Grid:
         >>> grid.solid.tolist()
         [[True, True, False]]
         """
-        cell_array = _as_cell_array("cells", cells)
+        cell_array = as_cell_array("cells", cells)
         values = np.asarray(value)
         if values.dtype != np.bool_ and not np.issubdtype(values.dtype, np.integer):
             raise TypeError(f"value must be bool, got dtype {values.dtype}")
@@ -279,32 +279,3 @@ class Grid:
                 del self._accel[key]
             else:
                 update(self, cell_array)
-
-
-def _as_cell(name: str, cell: Any) -> tuple[int, int]:
-    if isinstance(cell, str | bytes) or not hasattr(cell, "__len__") or len(cell) != 2:
-        raise TypeError(f"{name} must be a pair of integers (i, j)")
-    out = []
-    for k, c in enumerate(cell):
-        if isinstance(c, bool | np.bool_) or not isinstance(c, int | np.integer):
-            raise TypeError(f"{name}[{k}] must be an integer, got {type(c).__name__}")
-        out.append(int(c))
-    return (out[0], out[1])
-
-
-def _as_cell_array(name: str, cells: Any) -> np.ndarray:
-    array = np.asarray(cells)
-    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
-        if array.size == 0:
-            array = array.astype(np.int64)
-        else:
-            raise TypeError(f"{name} must hold integers, got dtype {array.dtype}")
-    if array.ndim == 1 and array.shape[0] == 2:
-        array = array.reshape(1, 2)
-    if array.ndim == 1 and array.shape[0] == 0:
-        array = array.reshape(0, 2)
-    if array.ndim != 2 or array.shape[1] != 2:
-        raise ValueError(
-            f"{name} must be one cell (i, j) or an array of shape (N, 2), got {array.shape}"
-        )
-    return np.ascontiguousarray(array, dtype=np.int64)

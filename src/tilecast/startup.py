@@ -177,4 +177,3 @@ def _run_families(progress: bool, out: TextIO, width: int, seconds: dict[str, fl
         start = time.perf_counter()
         call()
         seconds[name] = time.perf_counter() - start
-

@@ -42,8 +42,15 @@ from typing import Any
 
 import numpy as np
 
-from tilecast._validate import as_choice, as_finite_float, as_point, as_positive_float
-from tilecast.grid import OUTSIDE_POLICIES, Grid, _as_cell_array
+from tilecast._validate import (
+    as_cell,
+    as_cell_array,
+    as_choice,
+    as_finite_float,
+    as_point,
+    as_positive_float,
+)
+from tilecast.grid import OUTSIDE_POLICIES, Grid
 
 __all__ = [
     "EMPTY",
@@ -724,7 +731,7 @@ class TileMap:
         >>> [tmap.pixel_solid((p, 0)) for p in range(-1, 5)]
         [False, True, False, False, True, False]
         """
-        big_p, big_q = pixel
+        big_p, big_q = as_cell("pixel", pixel)
         tw, th = self._tileset.tile_size
         i, px = divmod(big_p, tw)
         j, py = divmod(big_q, th)
@@ -766,7 +773,7 @@ class TileMap:
         >>> tmap.to_pixel_grid().solid.astype(int).tolist()
         [[0, 0, 0, 1]]
         """
-        cell_array = _as_cell_array("cells", cells)
+        cell_array = as_cell_array("cells", cells)
         tile = _as_int("tile_id", tile_id, -(2**31))
         flip = _as_int("flips", flips, 0)
         if tile != self._empty and not 0 <= tile < len(self._tileset):

@@ -1,6 +1,6 @@
 """Compiled symmetric shadowcasting (Albert Ford, 2020) on integer slopes.
 
-The pure-Python reference is ``tilecast.fov._fov_reference``; these kernels must
+The pure-Python reference is ``fov_reference`` in ``tests/reference/fov.py``; these kernels must
 give exactly the same mask. Differences from the reference, all for speed:
 
 - Slopes are ``(numerator, denominator)`` integer pairs with a positive
@@ -22,7 +22,7 @@ give exactly the same mask. Differences from the reference, all for speed:
   strictly inside a row's column range passes the ``is_symmetric`` test,
   so the visible cells of a row are written as one run.
 
-Validation happens in ``tilecast.fov``: the kernels trust their input
+Validation happens in ``tilecast.field_of_view``: the kernels trust their input
 (origin on the map, ``solid`` and ``out`` flat views of ``rows * cols``).
 """
 
@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-# Range metric codes shared with tilecast.fov.
+# Range metric codes shared with tilecast.field_of_view.
 METRIC_NONE = 0
 METRIC_EUCLIDEAN = 1  # dx*dx + dy*dy <= bound
 METRIC_CHEBYSHEV = 2  # max(|dx|, |dy|) <= bound

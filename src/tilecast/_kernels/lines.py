@@ -1,4 +1,4 @@
-"""Compiled lattice lines (see ``tilecast.lines`` for the rules and the reference).
+"""Compiled lattice lines (the rules: ``tilecast.lattice``; the oracle: tests/reference/lines.py).
 
 Integer-only arithmetic with error terms bounded by a few times the line's
 length, so no intermediate overflows for coordinates the public module accepts.
