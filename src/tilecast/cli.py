@@ -330,6 +330,30 @@ def _benchmarks_dir() -> Path | None:
     return None
 
 
+def cmd_warmup(args: argparse.Namespace) -> int:
+    """Compile (first run after install) or load every kernel family, with a progress bar."""
+    from tilecast.startup import warmup
+
+    seconds = warmup(progress=not args.quiet)
+    if args.times:
+        for name, value in seconds.items():
+            print(f"{value:7.2f} s  {name}")
+    return 0
+
+
+def _show_compile_notices() -> None:
+    """Print the library's INFO lines (a kernel starts compiling) as one line each on stderr."""
+    import logging
+
+    logger = logging.getLogger("tilecast")
+    if not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("tilecast: %(message)s"))
+        logger.addHandler(handler)
+    if logger.level == logging.NOTSET:
+        logger.setLevel(logging.INFO)
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     """Run the benchmark scripts of a source checkout and print their tables."""
     folder = _benchmarks_dir()
@@ -495,6 +519,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="short runs")
     p.add_argument("--only", nargs="+", metavar="NAME", help="run only these (e.g. fov lines)")
 
+    p = add("warmup", cmd_warmup, "compile every kernel now (first run after install) or load it")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--times", action="store_true", help="print the seconds per family")
+
     p = add("play", cmd_play, "interactive pygame demo (needs 'tilecast[demo]')")
     p.add_argument("map", nargs="?", default=None, help=MAP_HELP + " (default: bundled map)")
     p.add_argument("--frames", type=_positive_int, default=None, help=argparse.SUPPRESS)
@@ -522,6 +550,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
+    _show_compile_notices()
     try:
         return int(args.func(args))
     except (UserError, ValueError, TypeError, OSError, ImportError) as exc:
