@@ -23,7 +23,6 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
 
 from tilecast.grid import Grid
 from tilecast.results import Hit, Step
@@ -191,7 +190,9 @@ class TileWalker:
             )
 
     @staticmethod
-    def _settle(start: int, step: int, estimate: float, crossed_before) -> tuple[int, int]:
+    def _settle(
+        start: int, step: int, estimate: float, crossed_before: Callable[[int], bool]
+    ) -> tuple[int, int]:
         """Find the cell on the other axis from a float estimate, exactly.
 
         ``crossed_before(line)`` tells whether that line is crossed strictly
@@ -279,7 +280,7 @@ def _tilemap_space(tilemap: TileMap) -> _Space:
             kind = kinds[j, i]
             if kind == MIXED:
                 return bool(masks[variants[j, i], py, px])
-            return kind == FULL
+            return bool(kind == FULL)
         return outside_solid
 
     def name(p: int, q: int) -> tuple[tuple[int, int], tuple[int, int]]:
@@ -360,7 +361,14 @@ def cast(
             or (j >= rows and sy >= 0)
         )
 
-    def hit(point, normal, distance, i, j, inside=False) -> Hit:
+    def hit(
+        point: tuple[float, float],
+        normal: tuple[float, float],
+        distance: float,
+        i: int,
+        j: int,
+        inside: bool = False,
+    ) -> Hit:
         cell, pixel = name(i, j)
         return Hit(point, normal, distance, cell, inside, pixel)
 
@@ -390,6 +398,7 @@ def cast(
         if event == 0:
             point = (ox + x_line * w, oy + y_line * h)
             shoulders = ((walker.i + sx, walker.j), (walker.i, walker.j + sy))
+            blocking: tuple[tuple[int, int], ...]
             if gaps == "block_if_both":
                 blocking = shoulders if all(is_solid(*c) for c in shoulders) else ()
             elif gaps == "block_if_either":
@@ -451,7 +460,9 @@ def _seek_map_entry(walker: TileWalker, cols: int, rows: int) -> bool:
     return True
 
 
-def sight(grid: Any, pa: tuple[float, float], pb: tuple[float, float], gaps: str) -> bool:
+def sight(
+    grid: Grid | TileMap, pa: tuple[float, float], pb: tuple[float, float], gaps: str
+) -> bool:
     """Line of sight between two world points (see :func:`tilecast.line_of_sight`)."""
     space = _space_of(grid)
     (w, h), (ox, oy) = space.cell_size, space.origin

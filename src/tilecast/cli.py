@@ -15,10 +15,17 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    from tilecast.grid import Grid
+    from tilecast.render import Picture
+    from tilecast.tiles import TileMap
 
 __all__ = ["main"]
 
@@ -87,7 +94,7 @@ def _positive(text: str) -> float:
 
 
 # ------------------------------------------------------------------ helpers
-def _load(path: str, outside: str | None) -> Any:
+def _load(path: str, outside: str | None) -> Grid | TileMap:
     from tilecast.io import load_map
 
     world = load_map(path)
@@ -99,7 +106,7 @@ def _load(path: str, outside: str | None) -> Any:
     return world
 
 
-def _as_grid(world: Any) -> Any:
+def _as_grid(world: Grid | TileMap) -> Grid:
     from tilecast.grid import Grid
 
     if isinstance(world, Grid):
@@ -107,7 +114,7 @@ def _as_grid(world: Any) -> Any:
     return world.to_grid()
 
 
-def _picture(world: Any, scale: float | None, y_up: bool = False) -> Any:
+def _picture(world: Grid | TileMap, scale: float | None, y_up: bool = False) -> Picture:
     from tilecast.render import Picture
 
     shape = world.to_pixel_grid().shape if hasattr(world, "to_pixel_grid") else world.shape
@@ -129,7 +136,9 @@ def _have_pillow() -> bool:
     return True
 
 
-def cast_fan(world: Any, origin: tuple[float, float], angles: np.ndarray, max_distance: float):
+def cast_fan(
+    world: Any, origin: tuple[float, float], angles: NDArray[np.float64], max_distance: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Cast one ray per angle from ``origin``; return ``(distance, point)`` arrays.
 
     Uses :func:`tilecast.raycast_many` when it is available, else one
@@ -151,7 +160,9 @@ def cast_fan(world: Any, origin: tuple[float, float], angles: np.ndarray, max_di
     return distance, point
 
 
-def scan_ranges(world: Any, pose: tuple[float, float, float], angles: np.ndarray, max_range: float):
+def scan_ranges(
+    world: Any, pose: tuple[float, float, float], angles: NDArray[np.float64], max_range: float
+) -> NDArray[np.float64]:
     """Lidar ranges for one pose: :func:`tilecast.scan` if present, else a loop of raycasts."""
     import tilecast
 
@@ -236,7 +247,7 @@ def cmd_cast(args: argparse.Namespace) -> int:
             record["pixel"] = list(hit.pixel)
     if args.format == "json":
         print(json.dumps(record))
-    elif not record["hit"]:
+    elif hit is None:  # record["hit"] is False
         print("miss")
     else:
         px, py = hit.point
@@ -416,16 +427,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"tilecast {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    def add(name: str, func: Any, help_text: str) -> argparse.ArgumentParser:
+    def add(
+        name: str, func: Callable[[argparse.Namespace], int], help_text: str
+    ) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_text, description=help_text)
         p.set_defaults(func=func)
         return p
 
-    outside = {
-        "choices": ["empty", "solid"],
-        "default": None,
-        "help": "what lies beyond the map (default: the loader's choice)",
-    }
+    outside_choices = ["empty", "solid"]
+    outside_help = "what lies beyond the map (default: the loader's choice)"
 
     p = add("demo", cmd_demo, "cast a fan of rays on the bundled map and draw the result")
     p.add_argument("--out", default="demo.png", help="picture to write (default: demo.png)")
@@ -464,7 +474,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="direction in degrees (0 = +x, 90 = +y)",
     )
     p.add_argument("--max-distance", type=_nonnegative, default=math.inf, metavar="D")
-    p.add_argument("--outside", **outside)
+    p.add_argument("--outside", choices=outside_choices, default=None, help=outside_help)
     p.add_argument("--format", choices=["text", "json"], default="text")
 
     p = add("scan", cmd_scan, "simulate a lidar scan and print the ranges")
@@ -491,7 +501,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="R",
         help="range reported when nothing is hit (100)",
     )
-    p.add_argument("--outside", **outside)
+    p.add_argument("--outside", choices=outside_choices, default=None, help=outside_help)
     p.add_argument("--format", choices=["csv", "json"], default="csv")
 
     p = add("fov", cmd_fov, "field of view (symmetric shadowcasting) from one cell")

@@ -20,9 +20,10 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
+from numpy.typing import NDArray
 
 from tilecast._validate import as_points_array, as_positive_float
 
@@ -34,6 +35,8 @@ __all__ = [
     "ray_segment",
     "segment_segment",
 ]
+
+_FloatArray: TypeAlias = NDArray[np.float64]
 
 
 # ----------------------------------------------------------------- helpers
@@ -47,7 +50,7 @@ def _kg() -> ModuleType:
     return geometry
 
 
-def _points(names: tuple[str, ...], values: tuple[Any, ...]) -> tuple[list[np.ndarray], bool]:
+def _points(names: tuple[str, ...], values: tuple[Any, ...]) -> tuple[list[_FloatArray], bool]:
     """Validate point arguments; broadcast to a common length N.
 
     Returns the ``(N, 2)`` arrays and whether every argument was a single point.
@@ -66,7 +69,7 @@ def _points(names: tuple[str, ...], values: tuple[Any, ...]) -> tuple[list[np.nd
     return [np.broadcast_to(a, (n, 2)) for a in arrays], scalar
 
 
-def _radii(name: str, value: Any, n: int, scalar: bool) -> tuple[np.ndarray, bool]:
+def _radii(name: str, value: Any, n: int, scalar: bool) -> tuple[_FloatArray, bool]:
     if np.ndim(value) == 0:
         return np.full(n, as_positive_float(name, value)), scalar
     array = np.asarray(value)
@@ -80,11 +83,11 @@ def _radii(name: str, value: Any, n: int, scalar: bool) -> tuple[np.ndarray, boo
     return np.broadcast_to(array, (n,)), False
 
 
-def _cross(ax: np.ndarray, ay: np.ndarray, bx: np.ndarray, by: np.ndarray) -> np.ndarray:
+def _cross(ax: _FloatArray, ay: _FloatArray, bx: _FloatArray, by: _FloatArray) -> _FloatArray:
     return ax * by - ay * bx
 
 
-def orientation(a: Any, b: Any, c: Any) -> int | np.ndarray:
+def orientation(a: Any, b: Any, c: Any) -> int | NDArray[np.int8]:
     """Exact orientation of three points: the sign of ``(b - a) x (c - a)``.
 
     Returns 1 when ``a, b, c`` turn counter-clockwise (in a y-up frame), -1 when
@@ -111,14 +114,16 @@ def orientation(a: Any, b: Any, c: Any) -> int | np.ndarray:
     -1
     """
     (pa, pb, pc), scalar = _points(("a", "b", "c"), (a, b, c))
-    out = _kg().orient_many(
+    out: NDArray[np.int8] = _kg().orient_many(
         np.ascontiguousarray(pa), np.ascontiguousarray(pb), np.ascontiguousarray(pc)
     )
     return int(out[0]) if scalar else out
 
 
 # ------------------------------------------------------------------ rays
-def ray_segment(origin: Any, direction: Any, a: Any, b: Any) -> Any:
+def ray_segment(
+    origin: Any, direction: Any, a: Any, b: Any
+) -> tuple[float, float] | tuple[NDArray[np.float64], NDArray[np.float64]] | None:
     """First point where the ray ``origin + t * direction`` meets segment ``a -> b``.
 
     Parameters
@@ -165,7 +170,9 @@ def ray_segment(origin: Any, direction: Any, a: Any, b: Any) -> Any:
     return _result(t, u, scalar)
 
 
-def segment_segment(a: Any, b: Any, c: Any, d: Any) -> Any:
+def segment_segment(
+    a: Any, b: Any, c: Any, d: Any
+) -> tuple[float, float] | tuple[NDArray[np.float64], NDArray[np.float64]] | None:
     """First point of segment ``a -> b`` that lies on segment ``c -> d``.
 
     Parameters
@@ -220,7 +227,9 @@ def segment_segment(a: Any, b: Any, c: Any, d: Any) -> Any:
     return _result(s, u, scalar)
 
 
-def _result(t: np.ndarray, u: np.ndarray, scalar: bool) -> Any:
+def _result(
+    t: _FloatArray, u: _FloatArray, scalar: bool
+) -> tuple[float, float] | tuple[NDArray[np.float64], NDArray[np.float64]] | None:
     if scalar:
         if math.isnan(t[0]):
             return None
@@ -229,8 +238,8 @@ def _result(t: np.ndarray, u: np.ndarray, scalar: bool) -> Any:
 
 
 def _line_segment(
-    o: np.ndarray, d: np.ndarray, a: np.ndarray, b: np.ndarray, *, ray: bool
-) -> tuple[np.ndarray, np.ndarray]:
+    o: _FloatArray, d: _FloatArray, a: _FloatArray, b: _FloatArray, *, ray: bool
+) -> tuple[_FloatArray, _FloatArray]:
     """Parametric hit of ``o + t d`` (t >= 0, and t <= 1 unless ``ray``) on ``a -> b``."""
     ex, ey = b[:, 0] - a[:, 0], b[:, 1] - a[:, 1]
     wx, wy = a[:, 0] - o[:, 0], a[:, 1] - o[:, 1]
@@ -253,7 +262,7 @@ def _line_segment(
 
 
 def _collinear_hit(
-    o: np.ndarray, d: np.ndarray, a: np.ndarray, b: np.ndarray, t_max: float
+    o: _FloatArray, d: _FloatArray, a: _FloatArray, b: _FloatArray, t_max: float
 ) -> tuple[float, float] | None:
     dd = float(d @ d)
     if dd == 0.0:  # a zero-length first segment: the point o itself
@@ -276,7 +285,9 @@ def _collinear_hit(
     return (start, (start - ta) / (tb - ta))
 
 
-def ray_circle(origin: Any, direction: Any, center: Any, radius: Any) -> Any:
+def ray_circle(
+    origin: Any, direction: Any, center: Any, radius: Any
+) -> tuple[float, float] | tuple[NDArray[np.float64], NDArray[np.float64]] | None:
     """Both parameters where the line ``origin + t * direction`` meets a circle.
 
     Parameters
@@ -331,7 +342,9 @@ def ray_circle(origin: Any, direction: Any, center: Any, radius: Any) -> Any:
     return _result(t0, t1, scalar)
 
 
-def circle_tangents(point: Any, center: Any, radius: Any) -> Any:
+def circle_tangents(
+    point: Any, center: Any, radius: Any
+) -> NDArray[np.float64] | tuple[NDArray[np.float64], NDArray[np.int64]]:
     """Points where the lines through ``point`` touch the circle.
 
     Parameters
@@ -383,7 +396,7 @@ def circle_tangents(point: Any, center: Any, radius: Any) -> Any:
         scale = r2 / dist2
         h = r * np.sqrt(dist2 - r2) / dist2
         bx, by = c[:, 0] + scale * dx, c[:, 1] + scale * dy
-    out = np.full((len(p), 2, 2), np.nan)
+    out: _FloatArray = np.full((len(p), 2, 2), np.nan)
     two = count == 2
     out[two, 0, 0] = (bx - h * dy)[two]
     out[two, 0, 1] = (by + h * dx)[two]
@@ -392,12 +405,13 @@ def circle_tangents(point: Any, center: Any, radius: Any) -> Any:
     one = count == 1
     out[one, 0] = p[one]
     if scalar:
-        return out[0, : int(count[0])].copy()
+        tangents: _FloatArray = out[0, : int(count[0])].copy()
+        return tangents
     return out, count
 
 
 # ------------------------------------------------------------- point in polygon
-def _as_polygon(name: str, polygon: Any) -> np.ndarray:
+def _as_polygon(name: str, polygon: Any) -> _FloatArray:
     array = as_points_array(name, polygon, allow_single=False)
     if len(array) >= 2 and (array[0] == array[-1]).all():
         array = array[:-1]  # an explicitly closed ring
@@ -406,7 +420,7 @@ def _as_polygon(name: str, polygon: Any) -> np.ndarray:
     return np.ascontiguousarray(array)
 
 
-def point_in_polygon(points: Any, polygon: Any) -> bool | np.ndarray:
+def point_in_polygon(points: Any, polygon: Any) -> bool | NDArray[np.bool_]:
     """Even-odd point-in-polygon test, exact, compiled and parallel.
 
     Parameters
@@ -448,18 +462,21 @@ def point_in_polygon(points: Any, polygon: Any) -> bool | np.ndarray:
     single = np.ndim(points) == 1
     pts = as_points_array("points", points)
     poly = _as_polygon("polygon", polygon)
-    out = _kg().points_in_polygon(pts, poly, *_slab_index(poly))
+    out: NDArray[np.bool_] = _kg().points_in_polygon(pts, poly, *_slab_index(poly))
     return bool(out[0]) if single else out
 
 
-def _slab_index(poly: np.ndarray) -> tuple[Any, ...]:
+def _slab_index(poly: _FloatArray) -> tuple[Any, ...]:
     ys = np.unique(poly[:, 1])
     if len(ys) > _MAX_SLABS + 1:  # keep the index linear in size for huge polygons
         ys = np.unique(ys[np.linspace(0, len(ys) - 1, _MAX_SLABS + 1).astype(np.int64)])
     if len(ys) == 1:
         ys = np.array([ys[0], ys[0]])
     n_cols = int(min(64, max(1, math.sqrt(len(poly)))))
-    return _kg().build_slab_index(poly, ys, n_cols)
+    # the compiled index (slab boundaries, column ranges, entries, parities), passed
+    # back unchanged to points_in_polygon
+    index: tuple[Any, ...] = _kg().build_slab_index(poly, ys, n_cols)
+    return index
 
 
 _MAX_SLABS = 2048

@@ -14,9 +14,12 @@ W/S) walk, ``Q`` or Escape quits. pygame is imported only when the demo runs;
 from __future__ import annotations
 
 import math
+import os
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from tilecast.grid import Grid
 
@@ -40,7 +43,7 @@ def _pygame() -> Any:
     return pygame
 
 
-def load_world(path: Any = None) -> Grid:
+def load_world(path: str | os.PathLike[str] | None = None) -> Grid:
     """Load the map to play on (default: the bundled dungeon) as a Grid.
 
     Examples
@@ -77,6 +80,9 @@ class State:
     >>> room.is_solid(grid_cell), state.heading, state.show["fov"]
     (False, 0.0, True)
     """
+
+    #: The map's wall segments ``(M, 2, 2)`` for the lit area; set by :func:`run`.
+    segments: NDArray[np.float64]
 
     def __init__(self, grid: Grid) -> None:
         self.grid = grid
@@ -126,7 +132,9 @@ class State:
         self.move_to(self.x + step * math.cos(self.heading), self.y + step * math.sin(self.heading))
 
 
-def _cast(grid: Grid, origin: tuple[float, float], angles: np.ndarray) -> tuple[np.ndarray, ...]:
+def _cast(
+    grid: Grid, origin: tuple[float, float], angles: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Distances, hit points and normals of one ray per angle (raycast_many if available)."""
     import tilecast
 
@@ -146,7 +154,7 @@ def _cast(grid: Grid, origin: tuple[float, float], angles: np.ndarray) -> tuple[
 
 def first_person_columns(
     grid: Grid, origin: tuple[float, float], heading: float, columns: int, fov: float = FOV_ANGLE
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Perpendicular wall distance and face normal for each screen column.
 
     Column ``c`` looks along ``heading + atan((c + 0.5 - columns / 2) / focal)``
@@ -176,7 +184,9 @@ def _draw(pygame: Any, screen: Any, state: State, background: Any) -> None:
     (w, h), (ox, oy) = grid.tile_size, grid.origin
     rows, cols = grid.shape
 
-    def px(points: np.ndarray) -> list[tuple[float, float]]:
+    def px(
+        points: Iterable[tuple[float, float]] | NDArray[np.float64],
+    ) -> list[tuple[float, float]]:
         return [((x - ox) / w * CELL, (y - oy) / h * CELL) for x, y in points]
 
     screen.blit(background, (0, 0))
@@ -219,7 +229,11 @@ def _draw(pygame: Any, screen: Any, state: State, background: Any) -> None:
 
 
 def run(
-    grid: Grid, *, frames: int | None = None, screenshot: Any = None, script: Any = None
+    grid: Grid,
+    *,
+    frames: int | None = None,
+    screenshot: str | os.PathLike[str] | None = None,
+    script: Sequence[Mapping[str, Any]] | None = None,
 ) -> int:
     """Open the demo window and run it until the user quits (or ``frames`` have been drawn).
 
@@ -269,7 +283,7 @@ def run(
         for r, c in np.argwhere(np.asarray(grid.solid)):
             background.fill((58, 60, 74), (c * CELL, r * CELL, CELL, CELL))
         state = State(grid)
-        state.segments = wall_segments(grid)  # type: ignore[attr-defined]
+        state.segments = wall_segments(grid)
         (w, h), (ox, oy) = grid.tile_size, grid.origin
         toggles = {"1": "rays", "2": "fov", "3": "lit", "4": "first_person"}
         clock = pygame.time.Clock()

@@ -15,11 +15,16 @@ north is at the top.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
+from numpy.typing import NDArray
 
 from tilecast._validate import as_choice, as_point
+
+if TYPE_CHECKING:  # Pillow is imported only when a picture is made
+    from PIL.Image import Image as PILImage
+    from PIL.ImageDraw import ImageDraw as PILDraw
 
 __all__ = ["COLORS", "Picture", "render_map"]
 
@@ -48,7 +53,9 @@ def _pil() -> tuple[Any, Any]:
     return Image, ImageDraw
 
 
-def _solid_of(world: Any) -> tuple[np.ndarray, tuple[float, float], tuple[float, float]]:
+def _solid_of(
+    world: Any,
+) -> tuple[NDArray[np.bool_], tuple[float, float], tuple[float, float]]:
     """Return the solidity array to draw, its cell size in world units and the origin."""
     from tilecast.grid import Grid
 
@@ -66,17 +73,20 @@ def _color(name: str, value: Any) -> tuple[int, int, int, int]:
         from PIL import ImageColor
 
         try:
-            rgba = ImageColor.getcolor(value, "RGBA")
+            # an "RGBA" colour is always four channel values
+            rgba = cast("tuple[int, int, int, int]", ImageColor.getcolor(value, "RGBA"))
         except ValueError:
             raise ValueError(f"{name} must be a colour, got {value!r}") from None
-        return tuple(int(v) for v in rgba)  # type: ignore[return-value]
+        r, g, b, a = (int(v) for v in rgba)
+        return (r, g, b, a)
     try:
         values = [int(v) for v in value]
     except (TypeError, ValueError):
         raise TypeError(f"{name} must be an (r, g, b[, a]) tuple or a colour name") from None
     if len(values) not in (3, 4) or not all(0 <= v <= 255 for v in values):
         raise ValueError(f"{name} must have 3 or 4 components in 0..255, got {value!r}")
-    return (*values, 255)[:4] if len(values) == 3 else tuple(values)  # type: ignore[return-value]
+    r, g, b, a = (*values, 255)[:4] if len(values) == 3 else values
+    return (r, g, b, a)
 
 
 class Picture:
@@ -136,7 +146,9 @@ class Picture:
         cells = palette[solid.astype(np.intp)]
         if self._y_up:
             cells = cells[::-1]
-        self._image = Image.fromarray(cells, "RGBA").resize((width, height), Image.NEAREST)
+        self._image: PILImage = Image.fromarray(cells, "RGBA").resize(
+            (width, height), Image.NEAREST
+        )
         if grid_lines and scale >= 4:
             overlay = Image.new("RGBA", self._image.size, (0, 0, 0, 0))
             draw = ImageDraw.Draw(overlay)
@@ -148,7 +160,7 @@ class Picture:
 
     # ------------------------------------------------------------ geometry
     @property
-    def image(self) -> Any:
+    def image(self) -> PILImage:
         """The picture so far, as an RGB ``PIL.Image.Image``."""
         return self._image.convert("RGB")
 
@@ -157,7 +169,7 @@ class Picture:
         """``(width, height)`` of the picture in pixels."""
         return self._image.size
 
-    def to_pixels(self, points: Any) -> np.ndarray:
+    def to_pixels(self, points: Any) -> NDArray[np.float64]:
         """Map world points ``(N, 2)`` (or one point) to picture pixel coordinates.
 
         Examples
@@ -175,12 +187,12 @@ class Picture:
             py = self._cells[0] * self._scale - py
         return np.column_stack([px, py])
 
-    def _layer(self) -> tuple[Any, Any]:
+    def _layer(self) -> tuple[PILImage, PILDraw]:
         Image, ImageDraw = _pil()
         overlay = Image.new("RGBA", self._image.size, (0, 0, 0, 0))
         return overlay, ImageDraw.Draw(overlay)
 
-    def _blend(self, overlay: Any) -> Picture:
+    def _blend(self, overlay: PILImage) -> Picture:
         Image, _ = _pil()
         self._image = Image.alpha_composite(self._image, overlay)
         return self
@@ -342,7 +354,7 @@ def render_map(
     hits: Any = None,
     y_up: bool = False,
     grid_lines: bool = False,
-) -> Any:
+) -> PILImage:
     """Draw a map with optional layers in one call and return the PIL image.
 
     Parameters

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
+from numpy.typing import NDArray
 
 from tilecast._exact import _ABS, _REL
 from tilecast._validate import (
@@ -44,6 +45,21 @@ _SLACK = 1.5e-14
 # every query, instead of in buckets.
 _LARGE = 4096
 
+_FloatArray: TypeAlias = NDArray[np.float64]
+_IntArray: TypeAlias = NDArray[np.int64]
+_BoolArray: TypeAlias = NDArray[np.bool_]
+# internal shape record, one slot row: box (x0, y0, x1, y1), segment (ax, ay, bx, by),
+# circle (cx, cy, r, 0)
+_Geom: TypeAlias = tuple[float, float, float, float]
+_Cells: TypeAlias = frozenset[tuple[int, int]]
+# a stored object's shape as it was given (SpatialHash.shape): a box (x0, y0, x1, y1),
+# a segment ((ax, ay), (bx, by)) or a circle ((cx, cy), radius)
+_ShapeGeometry: TypeAlias = (
+    tuple[float, float, float, float]
+    | tuple[tuple[float, float], tuple[float, float]]
+    | tuple[tuple[float, float], float]
+)
+
 
 def _ifloor(u: float) -> int:
     # tile coordinates can be astronomically large; clamp before int()
@@ -51,7 +67,14 @@ def _ifloor(u: float) -> int:
 
 
 # -------------------------------------------------------- exact vector tests
-def _orient_sign(ax, ay, bx, by, px, py) -> np.ndarray:
+def _orient_sign(
+    ax: _FloatArray,
+    ay: _FloatArray,
+    bx: _FloatArray,
+    by: _FloatArray,
+    px: _FloatArray,
+    py: _FloatArray,
+) -> _IntArray:
     """Exact sign of cross(b - a, p - a) for arrays of doubles."""
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         ux, uy, vx, vy = bx - ax, by - ay, px - ax, py - ay
@@ -67,7 +90,7 @@ def _orient_sign(ax, ay, bx, by, px, py) -> np.ndarray:
     return sign
 
 
-def _segments_meet_rect(seg: np.ndarray, rect: tuple[float, float, float, float]) -> np.ndarray:
+def _segments_meet_rect(seg: _FloatArray, rect: tuple[float, float, float, float]) -> _BoolArray:
     """Test closed segments ``(M, 4)`` against one closed rectangle exactly (separating axes)."""
     x0, y0, x1, y1 = rect
     ax, ay, bx, by = seg[:, 0], seg[:, 1], seg[:, 2], seg[:, 3]
@@ -92,7 +115,7 @@ def _segments_meet_rect(seg: np.ndarray, rect: tuple[float, float, float, float]
     return hit
 
 
-def _segments_meet_circle(seg: np.ndarray, cx: float, cy: float, r: float) -> np.ndarray:
+def _segments_meet_circle(seg: _FloatArray, cx: float, cy: float, r: float) -> _BoolArray:
     """Test closed segments ``(M, 4)`` against one closed disc exactly."""
     ax, ay, bx, by = seg[:, 0], seg[:, 1], seg[:, 2], seg[:, 3]
     with np.errstate(over="ignore", invalid="ignore", under="ignore", divide="ignore"):
@@ -107,11 +130,14 @@ def _segments_meet_circle(seg: np.ndarray, cx: float, cy: float, r: float) -> np
         hit = lhs <= rhs
         unsure = ~(np.isfinite(tol) & (np.abs(lhs - rhs) > tol))
     for k in np.flatnonzero(unsure):
-        hit[k] = _segment_circle_fraction(*(float(v) for v in seg[k]), cx, cy, r)
+        ax_k, ay_k, bx_k, by_k = (float(v) for v in seg[k])
+        hit[k] = _segment_circle_fraction(ax_k, ay_k, bx_k, by_k, cx, cy, r)
     return hit
 
 
-def _segment_circle_fraction(ax, ay, bx, by, cx, cy, r) -> bool:
+def _segment_circle_fraction(
+    ax: float, ay: float, bx: float, by: float, cx: float, cy: float, r: float
+) -> bool:
     fa = [Fraction(v) for v in (ax, ay, bx, by, cx, cy, r)]
     ex, ey, fx, fy = fa[2] - fa[0], fa[3] - fa[1], fa[4] - fa[0], fa[5] - fa[1]
     ee = ex * ex + ey * ey
@@ -120,7 +146,7 @@ def _segment_circle_fraction(ax, ay, bx, by, cx, cy, r) -> bool:
     return qx * qx + qy * qy <= fa[6] * fa[6]
 
 
-def _circles_meet_circle(circ: np.ndarray, cx: float, cy: float, r: float) -> np.ndarray:
+def _circles_meet_circle(circ: _FloatArray, cx: float, cy: float, r: float) -> _BoolArray:
     """Test closed discs ``(M, 3)`` against one closed disc exactly."""
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         dx, dy = circ[:, 0] - cx, circ[:, 1] - cy
@@ -138,7 +164,9 @@ def _circles_meet_circle(circ: np.ndarray, cx: float, cy: float, r: float) -> np
 
 
 # ------------------------------------------------------------ ray contacts
-def ray_contact(kind: int, g: tuple, px: float, py: float, dx: float, dy: float) -> float | None:
+def ray_contact(
+    kind: int, g: tuple[float, ...], px: float, py: float, dx: float, dy: float
+) -> float | None:
     """Smallest ``t >= 0`` with ``p + t*d`` in the closed shape, in float64; None if none."""
     if kind == _BOX:
         x0, y0, x1, y1 = g[:4]
@@ -238,10 +266,10 @@ class SpatialHash:
         self._slot_of: dict[int, int] = {}
         self._free: list[int] = []
         capacity = 16
-        self._ids = np.full(capacity, -1, dtype=np.int64)
-        self._kind = np.zeros(capacity, dtype=np.int8)
-        self._geom = np.zeros((capacity, 4), dtype=np.float64)
-        self._cells: list[frozenset[tuple[int, int]] | None] = [None] * capacity
+        self._ids: _IntArray = np.full(capacity, -1, dtype=np.int64)
+        self._kind: NDArray[np.int8] = np.zeros(capacity, dtype=np.int8)
+        self._geom: _FloatArray = np.zeros((capacity, 4), dtype=np.float64)
+        self._cells: list[_Cells | None] = [None] * capacity
         self._buckets: dict[tuple[int, int], set[int]] = {}
         self._large: set[int] = set()
         # cell-index bounding box of everything ever stored (never shrinks)
@@ -264,7 +292,7 @@ class SpatialHash:
         """Hash cell ``(width, height)`` in world units."""
         return self._size
 
-    def shape(self, obj_id: int) -> tuple[str, tuple]:
+    def shape(self, obj_id: int) -> tuple[str, _ShapeGeometry]:
         """Return ``(kind, geometry)`` of a stored object, as it was given.
 
         Examples
@@ -276,9 +304,10 @@ class SpatialHash:
         ('circle', ((0.5, 0.5), 2.0))
         """
         slot = self._slot("obj_id", obj_id)
-        kind, g = int(self._kind[slot]), self._geom[slot].tolist()
+        kind = int(self._kind[slot])
+        g: list[float] = self._geom[slot].tolist()
         if kind == _BOX:
-            return ("box", tuple(g))
+            return ("box", (g[0], g[1], g[2], g[3]))
         if kind == _SEGMENT:
             return ("segment", ((g[0], g[1]), (g[2], g[3])))
         return ("circle", ((g[0], g[1]), g[2]))
@@ -307,7 +336,7 @@ class SpatialHash:
 
     # ------------------------------------------------------------------ shapes
     @staticmethod
-    def _parse_shape(box: Any, segment: Any, circle: Any) -> tuple[int, tuple]:
+    def _parse_shape(box: Any, segment: Any, circle: Any) -> tuple[int, _Geom]:
         given = [s is not None for s in (box, segment, circle)]
         if sum(given) != 1:
             raise ValueError("give exactly one of box=, segment= or circle=")
@@ -342,7 +371,7 @@ class SpatialHash:
             _ifloor(self._v(y1)),
         )
 
-    def _cells_of(self, kind: int, g: tuple) -> frozenset[tuple[int, int]] | None:
+    def _cells_of(self, kind: int, g: _Geom) -> _Cells | None:
         """Hash cells of a shape, or None for a large object (kept off the buckets)."""
         if kind == _BOX:
             i0, j0, i1, j1 = self._range(*g)
@@ -355,7 +384,7 @@ class SpatialHash:
             return None
         return frozenset((i, j) for j in range(j0, j1 + 1) for i in range(i0, i1 + 1))
 
-    def _segment_cells(self, g: tuple) -> frozenset[tuple[int, int]] | None:
+    def _segment_cells(self, g: _Geom) -> _Cells | None:
         """Cells along a segment: per column, the rows its (widened) piece spans."""
         ua, va, ub, vb = self._u(g[0]), self._v(g[1]), self._u(g[2]), self._v(g[3])
         if ua > ub:
@@ -364,7 +393,7 @@ class SpatialHash:
         slack = _SLACK * (1.0 + abs(ua) + abs(ub) + abs(va) + abs(vb))
         if not (ub - ua) + abs(vb - va) + 4.0 * slack + 4.0 <= _LARGE / 2:
             return None
-        cells = set()
+        cells: set[tuple[int, int]] = set()
         for i in range(_ifloor(ua - slack), _ifloor(ub + slack) + 1):
             lo_u, hi_u = max(ua, i - slack), min(ub, i + 1.0 + slack)
             if ub > ua:
@@ -422,7 +451,7 @@ class SpatialHash:
         kind, g = self._parse_shape(box, segment, circle)
         self._store(slot, kind, g, self._cells[slot] or frozenset())
 
-    def _store(self, slot: int, kind: int, g: tuple, old: frozenset) -> None:
+    def _store(self, slot: int, kind: int, g: _Geom, old: _Cells) -> None:
         new = self._cells_of(kind, g)
         if new is None:
             self._large.add(slot)
@@ -472,7 +501,7 @@ class SpatialHash:
         self._free.append(slot)
 
     # ----------------------------------------------------------------- queries
-    def _candidates(self, i0: int, j0: int, i1: int, j1: int) -> np.ndarray:
+    def _candidates(self, i0: int, j0: int, i1: int, j1: int) -> _IntArray:
         found: set[int] = set(self._large)
         e = self._extent or [0, 0, -1, -1]
         i0, j0, i1, j1 = max(i0, e[0]), max(j0, e[1]), min(i1, e[2]), min(j1, e[3])
@@ -486,12 +515,18 @@ class SpatialHash:
         else:
             for j in range(j0, j1 + 1):
                 for i in range(i0, i1 + 1):
-                    bucket = buckets.get((i, j))
-                    if bucket:
-                        found.update(bucket)
+                    cell_bucket = buckets.get((i, j))
+                    if cell_bucket:
+                        found.update(cell_bucket)
         return np.fromiter(found, dtype=np.int64, count=len(found))
 
-    def _filter(self, slots: np.ndarray, box_test, seg_test, circ_test) -> np.ndarray:
+    def _filter(
+        self,
+        slots: _IntArray,
+        box_test: Callable[[_FloatArray], _BoolArray],
+        seg_test: Callable[[_FloatArray], _BoolArray],
+        circ_test: Callable[[_FloatArray], _BoolArray],
+    ) -> _IntArray:
         kind = self._kind[slots]
         geom = self._geom[slots]
         keep = np.zeros(len(slots), dtype=np.bool_)
@@ -503,7 +538,7 @@ class SpatialHash:
         ids.sort()
         return ids
 
-    def query_rect(self, rect: Any) -> np.ndarray:
+    def query_rect(self, rect: Any) -> _IntArray:
         """Ids of the objects that meet the closed rectangle (touching counts), ascending.
 
         Examples
@@ -518,10 +553,10 @@ class SpatialHash:
         x0, y0, x1, y1 = _as_rect("rect", rect)
         slots = self._candidates(*self._range(x0, y0, x1, y1))
 
-        def boxes(g):
+        def boxes(g: _FloatArray) -> _BoolArray:
             return (g[:, 0] <= x1) & (g[:, 2] >= x0) & (g[:, 1] <= y1) & (g[:, 3] >= y0)
 
-        def circles(g):
+        def circles(g: _FloatArray) -> _BoolArray:
             n = len(g)
             return circle_rect_exact(
                 g[:, 0], g[:, 1], g[:, 2], *(np.full(n, v) for v in (x0, y0, x1, y1))
@@ -531,7 +566,7 @@ class SpatialHash:
             slots, boxes, lambda g: _segments_meet_rect(g, (x0, y0, x1, y1)), circles
         )
 
-    def query_circle(self, center: Any, radius: float) -> np.ndarray:
+    def query_circle(self, center: Any, radius: float) -> _IntArray:
         """Ids of the objects that meet the closed disc (touching counts), ascending.
 
         Examples
@@ -546,7 +581,7 @@ class SpatialHash:
         r = as_nonnegative_float("radius", radius)
         slots = self._candidates(*self._range(cx - r, cy - r, cx + r, cy + r))
 
-        def boxes(g):
+        def boxes(g: _FloatArray) -> _BoolArray:
             n = len(g)
             return circle_rect_exact(
                 np.full(n, cx), np.full(n, cy), np.full(n, r), g[:, 0], g[:, 1], g[:, 2], g[:, 3]
@@ -620,7 +655,18 @@ class SpatialHash:
         yield from self._walk(px, py, dx, dy, t_max, norm, seen, consider, drain)
         yield from drain(math.inf)
 
-    def _walk(self, px, py, dx, dy, t_max, norm, seen, consider, drain) -> Iterator[RayContact]:
+    def _walk(
+        self,
+        px: float,
+        py: float,
+        dx: float,
+        dy: float,
+        t_max: float,
+        norm: float,
+        seen: set[int],
+        consider: Callable[[int], None],
+        drain: Callable[[float], Iterator[RayContact]],
+    ) -> Iterator[RayContact]:
         """Visit the hash cells along the ray in order, yielding what is safe to yield."""
         if self._extent is None:
             return

@@ -20,9 +20,17 @@ function               reads                       needs
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tilecast.io._common import MapLoadError
+
+if TYPE_CHECKING:  # the loaders are imported on first use (see __getattr__)
+    from tilecast.io.ascii import load_ascii
+    from tilecast.io.detect import load_map
+    from tilecast.io.image import load_image
+    from tilecast.io.ldtk import load_ldtk
+    from tilecast.io.ros import load_ros_map
+    from tilecast.io.tiled import load_tiled
 
 __all__ = [
     "MapLoadError",

@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import NDArray
 
 from tilecast.geometry import point_in_polygon
 
@@ -31,7 +32,9 @@ class Shape:
     points: tuple[tuple[float, float], ...] = field(default_factory=tuple)
 
 
-def _rotate(points: np.ndarray, angle_deg: float, cx: float, cy: float) -> np.ndarray:
+def _rotate(
+    points: NDArray[np.float64], angle_deg: float, cx: float, cy: float
+) -> NDArray[np.float64]:
     if angle_deg == 0.0:
         return points
     a = math.radians(angle_deg)
@@ -40,7 +43,7 @@ def _rotate(points: np.ndarray, angle_deg: float, cx: float, cy: float) -> np.nd
     return np.column_stack([cx + c * dx - s * dy, cy + s * dx + c * dy])
 
 
-def rasterise(shapes: list[Shape], tile_width: int, tile_height: int) -> np.ndarray:
+def rasterise(shapes: list[Shape], tile_width: int, tile_height: int) -> NDArray[np.bool_]:
     """Return the ``(tile_height, tile_width)`` bool mask covered by ``shapes``.
 
     Examples

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from tilecast.grid import Grid
 from tilecast.io._common import MapLoadError, read_text
@@ -33,7 +34,7 @@ def _char_set(name: str, value: Any) -> str:
 
 def parse_ascii(
     lines: Sequence[str], *, wall: str = "#", floor: str = ".", source: str = "<text>"
-) -> np.ndarray:
+) -> NDArray[np.bool_]:
     """Turn lines of map text into a ``(rows, cols)`` bool array (True = wall).
 
     Trailing empty lines are ignored; every other line must have the same

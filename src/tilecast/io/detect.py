@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tilecast.io._common import MapLoadError
+
+if TYPE_CHECKING:
+    from tilecast.grid import Grid
+    from tilecast.tiles import TileMap
 
 __all__ = ["SUFFIXES", "load_map"]
 
@@ -30,7 +35,7 @@ SUFFIXES: dict[str, tuple[str, str]] = {
 }
 
 
-def load_map(path: Any, **options: Any) -> Any:
+def load_map(path: Any, **options: Any) -> Grid | TileMap:
     """Load a map file with the loader its suffix names; options go to that loader.
 
     ``.txt``/``.map``/``.asc`` ASCII, ``.png``/``.bmp``/``.gif``/``.pgm``/``.jpg``
@@ -53,4 +58,5 @@ def load_map(path: Any, **options: Any) -> Any:
         known = ", ".join(sorted(SUFFIXES))
         raise MapLoadError(f"{os.fspath(path)}: unknown map format {suffix!r} (known: {known})")
     module, name = SUFFIXES[suffix]
-    return getattr(importlib.import_module(module), name)(path, **options)
+    loader: Callable[..., Grid | TileMap] = getattr(importlib.import_module(module), name)
+    return loader(path, **options)

@@ -16,6 +16,7 @@ import os
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from tilecast._validate import as_choice, as_finite_float
 from tilecast.grid import Grid
@@ -38,7 +39,7 @@ def _pil_image() -> Any:
     return Image
 
 
-def read_pixels(source: Any) -> np.ndarray:
+def read_pixels(source: Any) -> NDArray[np.number[Any]]:
     """Read an image (path, PIL image or array) as an array ``(H, W)``, ``(H, W, 3|4)``.
 
     Palette and two-channel images become RGBA; 16-bit and float gray images
@@ -88,7 +89,7 @@ def read_pixels(source: Any) -> np.ndarray:
     return array
 
 
-def gray_of(pixels: np.ndarray) -> np.ndarray:
+def gray_of(pixels: NDArray[np.number[Any]]) -> NDArray[np.float64]:
     """Gray value per pixel: the value itself, or ``0.229 r + 0.587 g + 0.114 b``.
 
     Examples

@@ -14,13 +14,17 @@ import json
 import os
 from collections.abc import Collection
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from tilecast._validate import as_choice
 from tilecast.grid import Grid
 from tilecast.io._common import MapLoadError, read_bytes
+
+if TYPE_CHECKING:
+    from tilecast.tiles import TileMap
 
 __all__ = ["load_ldtk"]
 
@@ -32,14 +36,14 @@ def _json(path: Path) -> Any:
         raise MapLoadError(f"{path}: malformed JSON ({exc})") from None
 
 
-def _int(where: str, node: dict, key: str) -> int:
+def _int(where: str, node: dict[str, Any], key: str) -> int:
     value = node.get(key)
     if isinstance(value, bool) or not isinstance(value, int):
         raise MapLoadError(f"{where}: missing or non-integer '{key}'")
     return value
 
 
-def _pick_level(path: Path, root: dict, level: int | str) -> tuple[dict, Path]:
+def _pick_level(path: Path, root: dict[str, Any], level: int | str) -> tuple[dict[str, Any], Path]:
     levels = root.get("levels")
     if not isinstance(levels, list) or not levels:
         raise MapLoadError(f"{path}: no 'levels' (is this an LDtk project?)")
@@ -64,8 +68,14 @@ def _pick_level(path: Path, root: dict, level: int | str) -> tuple[dict, Path]:
 
 
 def _tile_masks(
-    path: Path, root: dict, layer: dict, where: str, solid_tiles: Any, solid_tag: Any, alpha: float
-) -> np.ndarray:
+    path: Path,
+    root: dict[str, Any],
+    layer: dict[str, Any],
+    where: str,
+    solid_tiles: Collection[int] | None,
+    solid_tag: str | None,
+    alpha: float,
+) -> NDArray[np.bool_]:
     uid = layer.get("__tilesetDefUid")
     tilesets = {t.get("uid"): t for t in root.get("defs", {}).get("tilesets", [])}
     if uid not in tilesets:
@@ -114,7 +124,7 @@ def load_ldtk(
     solid_tag: str | None = None,
     alpha_threshold: float = 0,
     outside: str = "empty",
-) -> Any:
+) -> Grid | TileMap:
     """Load one layer of one level of an LDtk project.
 
     Parameters

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from tilecast._validate import as_choice
 from tilecast.grid import Grid
@@ -50,7 +51,7 @@ def _yaml() -> Any:
     return yaml
 
 
-def _number(meta: dict, key: str, path: Path, default: float | None = None) -> float:
+def _number(meta: dict[str, Any], key: str, path: Path, default: float | None = None) -> float:
     value = meta.get(key, default)
     if value is None:
         raise MapLoadError(f"{path}: missing '{key}'")
@@ -60,13 +61,13 @@ def _number(meta: dict, key: str, path: Path, default: float | None = None) -> f
 
 
 def ros_occupancy(
-    pixels: np.ndarray,
+    pixels: NDArray[np.number[Any]],
     *,
     negate: bool = False,
     occupied_thresh: float = 0.65,
     free_thresh: float = 0.196,
     mode: str = "trinary",
-) -> np.ndarray:
+) -> NDArray[np.int8]:
     """Classify map pixels as map_server does: +1 occupied, 0 free, -1 unknown.
 
     ``pixels`` is ``(H, W)`` or ``(H, W, C)`` with 8-bit values; the result is

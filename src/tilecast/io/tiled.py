@@ -27,14 +27,18 @@ import zlib
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from tilecast._validate import as_choice
 from tilecast.grid import Grid
 from tilecast.io._common import MapLoadError, read_bytes
 from tilecast.io._shapes import Shape, rasterise
+
+if TYPE_CHECKING:
+    from tilecast.tiles import TileMap
 
 __all__ = ["FLAG_BITS", "decode_gids", "load_tiled"]
 
@@ -55,12 +59,13 @@ class _Tileset:
     margin: int = 0
     spacing: int = 0
     image: Path | None = None
-    properties: dict[int, dict[str, Any]] = field(default_factory=dict)
+    # tile id -> {property name (None when the file gives none): value}
+    properties: dict[int, dict[str | None, Any]] = field(default_factory=dict)
     shapes: dict[int, list[Shape]] = field(default_factory=dict)
     where: str = ""
 
 
-def decode_gids(gids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def decode_gids(gids: ArrayLike) -> tuple[NDArray[np.int64], NDArray[np.uint8]]:
     """Split raw GIDs into ids (all four flag bits masked off) and TileMap flips.
 
     Examples
@@ -79,7 +84,9 @@ def decode_gids(gids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 # ----------------------------------------------------------------- decoding
-def _decode_data(where: str, text: str, encoding: str | None, compression: str | None, n: int):
+def _decode_data(
+    where: str, text: str, encoding: str | None, compression: str | None, n: int
+) -> NDArray[np.int64]:
     if encoding == "csv":
         parts = [p for p in text.replace("\n", ",").replace("\r", ",").split(",") if p.strip()]
         try:
@@ -213,8 +220,10 @@ def _xml_tileset(path: Path, node: ET.Element, firstgid: int) -> _Tileset:
     return tileset
 
 
-def _xml_layers(path: Path, root: ET.Element, width: int, height: int) -> dict[str, np.ndarray]:
-    layers: dict[str, np.ndarray] = {}
+def _xml_layers(
+    path: Path, root: ET.Element, width: int, height: int
+) -> dict[str, NDArray[np.int64]]:
+    layers: dict[str, NDArray[np.int64]] = {}
     for layer in root.iter("layer"):
         name = layer.get("name", f"layer {len(layers)}")
         where = f"{path} (layer {name!r})"
@@ -236,7 +245,9 @@ def _xml_layers(path: Path, root: ET.Element, width: int, height: int) -> dict[s
     return layers
 
 
-def _load_tmx(path: Path, data: bytes) -> tuple[dict, list[_Tileset], dict[str, np.ndarray]]:
+def _load_tmx(
+    path: Path, data: bytes
+) -> tuple[dict[str, Any], list[_Tileset], dict[str, NDArray[np.int64]]]:
     root = _parse_xml(path, data)
     if root.tag != "map":
         raise MapLoadError(f"{path}: not a Tiled map (root element <{root.tag}>)")
@@ -259,7 +270,7 @@ def _load_tmx(path: Path, data: bytes) -> tuple[dict, list[_Tileset], dict[str, 
 
 
 # ------------------------------------------------------------- JSON (TMJ/TSJ)
-def _json_shapes(where: str, group: dict) -> list[Shape]:
+def _json_shapes(where: str, group: dict[str, Any]) -> list[Shape]:
     shapes = []
     for obj in group.get("objects", []):
         x, y = _float(where, obj.get("x"), "x"), _float(where, obj.get("y"), "y")
@@ -278,7 +289,7 @@ def _json_shapes(where: str, group: dict) -> list[Shape]:
     return shapes
 
 
-def _json_tileset(path: Path, node: dict, firstgid: int) -> _Tileset:
+def _json_tileset(path: Path, node: dict[str, Any], firstgid: int) -> _Tileset:
     where = f"{path} (tileset {node.get('name', '?')!r})"
     image = node.get("image")
     tileset = _Tileset(
@@ -305,10 +316,12 @@ def _json_tileset(path: Path, node: dict, firstgid: int) -> _Tileset:
     return tileset
 
 
-def _json_layers(path: Path, layers: list, width: int, height: int) -> dict[str, np.ndarray]:
-    found: dict[str, np.ndarray] = {}
+def _json_layers(
+    path: Path, layers: list[Any], width: int, height: int
+) -> dict[str, NDArray[np.int64]]:
+    found: dict[str, NDArray[np.int64]] = {}
 
-    def walk(items: list) -> None:
+    def walk(items: list[Any]) -> None:
         for layer in items:
             if not isinstance(layer, dict):
                 raise MapLoadError(f"{path}: a layer is not a JSON object")
@@ -344,7 +357,9 @@ def _json_layers(path: Path, layers: list, width: int, height: int) -> dict[str,
     return found
 
 
-def _load_json(path: Path, data: bytes) -> tuple[dict, list[_Tileset], dict[str, np.ndarray]]:
+def _load_json(
+    path: Path, data: bytes
+) -> tuple[dict[str, Any], list[_Tileset], dict[str, NDArray[np.int64]]]:
     try:
         root = json.loads(data)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -387,7 +402,7 @@ def _external_tileset(path: Path, source: str, firstgid: int) -> _Tileset:
     return _xml_tileset(tileset_path, root, firstgid)
 
 
-def _check_map(path: Path, meta: dict, width: int, height: int) -> None:
+def _check_map(path: Path, meta: dict[str, Any], width: int, height: int) -> None:
     if meta.get("orientation") not in (None, "orthogonal"):
         raise MapLoadError(
             f"{path}: only orthogonal maps are supported, not {meta['orientation']!r}"
@@ -408,7 +423,9 @@ def _truthy(value: Any) -> bool:
     return bool(value)
 
 
-def _choose_solidity(tilesets: list[_Tileset], solid: Any, solid_property: str) -> Any:
+def _choose_solidity(
+    tilesets: list[_Tileset], solid: str | Collection[int], solid_property: str
+) -> str | Collection[int]:
     if solid != "auto":
         return solid
     if any(solid_property in props for ts in tilesets for props in ts.properties.values()):
@@ -419,8 +436,12 @@ def _choose_solidity(tilesets: list[_Tileset], solid: Any, solid_property: str) 
 
 
 def _tile_masks(
-    path: Path, tilesets: list[_Tileset], solidity: Any, solid_property: str, alpha: float
-) -> tuple[np.ndarray, int, int]:
+    path: Path,
+    tilesets: list[_Tileset],
+    solidity: str | Collection[int],
+    solid_property: str,
+    alpha: float,
+) -> tuple[NDArray[np.bool_], int, int]:
     """Masks for every GID 1..max (index gid - 1), and the tile size they share."""
     if not tilesets:
         raise MapLoadError(f"{path}: the map has no tilesets")
@@ -472,7 +493,7 @@ def load_tiled(
     result: str = "grid",
     alpha_threshold: float = 0,
     outside: str = "empty",
-) -> Any:
+) -> Grid | TileMap:
     """Load a Tiled map (``.tmx`` XML or ``.tmj``/``.json``) as a Grid or a TileMap.
 
     Parameters
@@ -563,7 +584,8 @@ def load_tiled(
     masks, tw, th = _tile_masks(path, tilesets, solidity, solid_property, alpha_threshold)
     map_tw = _int(str(path), meta["tilewidth"], "tilewidth")
     map_th = _int(str(path), meta["tileheight"], "tileheight")
-    tile_solid = masks.reshape(len(masks), -1).any(axis=1)
+    # any() along axis 1 of a 2D array is an array (numpy types it array-or-scalar)
+    tile_solid = cast("NDArray[np.bool_]", masks.reshape(len(masks), -1).any(axis=1))
     solid_cells = None
     for name in names:
         ids, flips = decode_gids(layers[name])
