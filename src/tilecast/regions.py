@@ -9,9 +9,10 @@ arrays of ``(col, row)``.
 - :func:`tiles_in_rect` maps the rectangle to tile space like a point
   (``u = (x - ox) / w``) and decides on those doubles.
 - :func:`tiles_in_circle` decides in world units, with each cell's box corners
-  ``ox + i*w`` taken exactly as the float64 values :meth:`Grid.cell_bounds`
-  gives; it computes each row's first and last cell from a float estimate
-  (``sqrt``) corrected by exact tests, never by testing every cell.
+  ``ox + i*w`` taken exactly (the real value ``Fraction(ox) + i*Fraction(w)``,
+  not the float64 values :meth:`Grid.cell_bounds` gives); it computes each
+  row's first and last cell from a float estimate (``sqrt``) corrected by
+  exact tests, never by testing every cell.
 - :func:`circle_intersects_rect` is the underlying exact predicate, scalar or
   broadcast over arrays.
 
@@ -27,7 +28,13 @@ from typing import Any
 
 import numpy as np
 
-from tilecast._exact import _ABS, _REL, gap, sq_le
+from tilecast._exact import (
+    ABS_ERROR,
+    REL_ERROR,
+    ROUNDING,
+    corner_error,
+    corner_exact,
+)
 from tilecast._validate import as_finite_float, as_nonnegative_float, as_point
 from tilecast.grid import Grid
 
@@ -153,41 +160,82 @@ def _first_true(pred: Callable[[int], bool], lo: int, hi: int, guess: float) -> 
     return good
 
 
+def _gap_exact(c: float, o: float, k: int, s: float) -> Fraction:
+    """Exact gap from ``c`` to the interval ``[o + k*s, o + (k+1)*s]`` (exact corners)."""
+    fc = Fraction(c)
+    return max(corner_exact(o, k, s) - fc, fc - corner_exact(o, k + 1, s), Fraction(0))
+
+
+_Other = tuple[float, float, tuple[float, float, int, float] | None]
+
+
 def _circle_span(
-    c: float, r2_rest: tuple[tuple[float, float], float], o: float, s: float, count: int
+    c: float, other: _Other, r: float, o: float, s: float, count: int
 ) -> tuple[int, int]:
     """First and last index along one axis whose closed cell interval is within reach.
 
-    ``r2_rest = (g, r)``: the other axis' exact gap ``g`` and the radius; cell
-    ``k`` spans ``[o + k*s, o + (k+1)*s]`` and is in reach when its gap to
-    ``c`` satisfies ``gap**2 + g**2 <= r**2`` exactly.
+    Cell ``k`` spans ``[o + k*s, o + (k+1)*s]``, corners taken exactly, and is
+    in reach when its exact gap to ``c`` satisfies ``gap**2 + G**2 <= r**2``.
+    ``other = (g, e, args)`` describes the other axis' exact gap ``G``: within
+    ``e`` of the double ``g``, and exactly ``_gap_exact(*args)`` (zero when
+    ``args`` is None). The caller guarantees ``G <= r``.
     """
-    g, r = r2_rest
-    zero = (0.0, 0.0)
+    g, e_g, other_args = other
+    rhs = r * r
+    g2 = g * g
+    g_slack = e_g * (2.0 * g + e_g)  # bounds |G**2 - g**2|
+    e = corner_error(o, s, count)  # for every corner 0..count of this axis
 
+    def within(d: float, edge_k: int, sign: int) -> bool:
+        """Whether ``max(D, 0)**2 + G**2 <= r**2`` for the exact gap ``D``.
+
+        ``D = sign * (o + edge_k*s - c)`` exactly; ``d`` is the same computed in
+        float64. A float filter with an error bound, then ``Fraction``.
+        """
+        a = d if d > 0.0 else 0.0
+        ea = e + ROUNDING * abs(d)  # |D - d|: the corner's rounding, then the subtraction's
+        lhs = a * a + g2
+        # |A**2 - a**2| <= ea * (2a + ea); REL_ERROR covers the rounding of lhs and rhs, and
+        # the factor 2 that of tol itself
+        tol = REL_ERROR * (lhs + rhs) + 2.0 * (ea * (2.0 * a + ea) + g_slack) + ABS_ERROR
+        if tol < math.inf:  # also rules out an infinite lhs or rhs
+            if lhs < rhs - tol:
+                return True
+            if lhs > rhs + tol:
+                return False
+        exact_d = sign * (corner_exact(o, edge_k, s) - Fraction(c))
+        exact_a = max(exact_d, Fraction(0))
+        exact_g = _gap_exact(*other_args) if other_args is not None else Fraction(0)
+        fr = Fraction(r)
+        return exact_a * exact_a + exact_g * exact_g <= fr * fr
+
+    # d < -e (-e is a double, rounding is monotone) means the exact d is below -e, so
+    # the exact gap is negative: the interval reaches past c, and G <= r puts it in reach
     def reaches_left(k: int) -> bool:  # the interval's right end is not left of the reach
-        edge = o + (k + 1) * s
-        return edge >= c or sq_le((c, edge), g, r)
+        d = c - (o + (k + 1) * s)
+        return d < -e or within(d, k + 1, -1)
 
-    def reaches_right(k: int) -> bool:  # the interval's left end is not right of the reach
-        edge = o + k * s
-        return edge <= c or sq_le((edge, c), g, r)
+    def short_of_right(k: int) -> bool:  # the interval's left end is right of the reach
+        d = (o + k * s) - c
+        return not (d < -e or within(d, k, 1))
 
-    gg = g[0] - g[1]
-    rho = math.sqrt(max(r * r - gg * gg, 0.0)) if g != zero else r
+    rho = math.sqrt(max(rhs - g2, 0.0)) if g != 0.0 else r
     first = _first_true(reaches_left, 0, count - 1, (c - rho - o) / s - 1.0)
-    # the last k with reaches_right is one before the first k where it fails
-    last = _first_true(lambda k: not reaches_right(k), 0, count - 1, (c + rho - o) / s + 1.0) - 1
+    # the last k that reaches is one before the first k short of the reach
+    last = _first_true(short_of_right, 0, count - 1, (c + rho - o) / s + 1.0) - 1
     return first, last
 
 
 def tiles_in_circle(grid: Grid, center: Any, radius: float) -> np.ndarray:
     """Cells whose closed box meets the closed disc, clipped to the map, row by row.
 
-    Decided exactly in world units, with each box's corners taken as the
-    float64 values ``ox + i*w``, ``oy + j*h`` (:meth:`Grid.cell_bounds`). Each
-    row's first and last cell come from a float estimate corrected by exact
-    tests; interior cells are never tested.
+    Decided exactly in world units, with each box's corners ``ox + i*w``,
+    ``oy + j*h`` taken as exact real numbers on the doubles ``ox, w, oy, h``
+    (``Fraction(ox) + i*Fraction(w)``), not rounded to float64 as
+    :meth:`Grid.cell_bounds` gives them. Each row's first and last cell come
+    from a float estimate corrected by tests that use a float filter with an
+    error bound (``Fraction`` only for the close calls); interior cells are
+    never tested.
 
     Parameters
     ----------
@@ -212,21 +260,37 @@ def tiles_in_circle(grid: Grid, center: Any, radius: float) -> np.ndarray:
     5
     >>> len(tiles_in_circle(grid, (2.0, 2.0), 0.0))  # a lattice point touches 4 boxes
     4
+
+    With 0.1-wide tiles the corner ``0 + 3*w`` is the exact real
+    ``3 * Fraction(0.1)`` = 0.3000000000000000166..., not the double
+    ``3 * 0.1`` = 0.30000000000000004:
+
+    >>> strip = Grid([[0] * 10], tile_size=0.1)
+    >>> tiles_in_circle(strip, (0.25, 0.05), 0.05000000000000002).tolist()  # reaches 3*0.1
+    [[1, 0], [2, 0], [3, 0]]
     """
     grid = _as_grid(grid)
     cx, cy = as_point("center", center)
     r = as_nonnegative_float("radius", radius)
     (ox, oy), (w, h) = grid.origin, grid.tile_size
-    zero = (0.0, 0.0)
-    j0, j1 = _circle_span(cy, (zero, r), oy, h, grid.rows)
+    j0, j1 = _circle_span(cy, (0.0, 0.0, None), r, oy, h, grid.rows)
     if j0 > j1:
         return np.empty((0, 2), dtype=np.int64)
     rows = np.arange(j0, j1 + 1, dtype=np.int64)
     lo = np.empty(len(rows), dtype=np.int64)
     hi = np.empty(len(rows), dtype=np.int64)
+    e_y = corner_error(oy, h, grid.rows)
     for k, j in enumerate(range(j0, j1 + 1)):
-        gy = gap(cy, oy + j * h, oy + (j + 1) * h)
-        lo[k], hi[k] = _circle_span(cx, (gy, r), ox, w, grid.cols)
+        # the row's gap max(D0, D1, 0), D0 = oy + j*h - cy and D1 = cy - (oy + (j+1)*h)
+        # exactly; d0, d1 are them in float64, each within e_y + ROUNDING*|d| of them
+        d0 = (oy + j * h) - cy
+        d1 = cy - (oy + (j + 1) * h)
+        if d0 < -e_y and d1 < -e_y:  # both exactly negative: cy inside, no gap
+            gy = e_gy = 0.0
+        else:
+            gy = max(d0, d1, 0.0)
+            e_gy = e_y + ROUNDING * max(abs(d0), abs(d1))
+        lo[k], hi[k] = _circle_span(cx, (gy, e_gy, (cy, oy, j, h)), r, ox, w, grid.cols)
     return _cells_from_spans(rows, lo, hi)
 
 
@@ -261,7 +325,7 @@ def circle_rect_exact(
         gy = np.maximum(np.maximum(y0 - cy, cy - y1), 0.0)
         lhs = gx * gx + gy * gy
         rhs = r * r
-        tol = _REL * (lhs + rhs) + _ABS
+        tol = REL_ERROR * (lhs + rhs) + ABS_ERROR
         result = np.array(lhs <= rhs, dtype=np.bool_)  # 0-d inputs give a scalar
         unsure = ~(np.isfinite(tol) & ((lhs < rhs - tol) | (lhs > rhs + tol)))
     for k in np.flatnonzero(unsure):

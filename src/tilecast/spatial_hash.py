@@ -23,7 +23,7 @@ from typing import Any, TypeAlias
 import numpy as np
 from numpy.typing import NDArray
 
-from tilecast._exact import _ABS, _REL
+from tilecast._exact import ABS_ERROR, REL_ERROR
 from tilecast._validate import (
     as_direction,
     as_nonnegative_float,
@@ -80,7 +80,7 @@ def _orient_sign(
         ux, uy, vx, vy = bx - ax, by - ay, px - ax, py - ay
         left, right = ux * vy, uy * vx
         det = left - right
-        tol = _REL * (np.abs(left) + np.abs(right)) + _ABS
+        tol = REL_ERROR * (np.abs(left) + np.abs(right)) + ABS_ERROR
         sign = np.sign(det).astype(np.int64)
         unsure = ~(np.isfinite(tol) & (np.abs(det) > tol))
     for k in np.flatnonzero(unsure):
@@ -126,7 +126,7 @@ def _segments_meet_circle(seg: _FloatArray, cx: float, cy: float, r: float) -> _
         qx, qy = fx - t * ex, fy - t * ey
         lhs = qx * qx + qy * qy
         rhs = r * r
-        tol = 1e-12 * (fx * fx + fy * fy + ee + rhs) + _ABS
+        tol = 1e-12 * (fx * fx + fy * fy + ee + rhs) + ABS_ERROR
         hit = lhs <= rhs
         unsure = ~(np.isfinite(tol) & (np.abs(lhs - rhs) > tol))
     for k in np.flatnonzero(unsure):
@@ -152,7 +152,7 @@ def _circles_meet_circle(circ: _FloatArray, cx: float, cy: float, r: float) -> _
         dx, dy = circ[:, 0] - cx, circ[:, 1] - cy
         rs = circ[:, 2] + r
         lhs, rhs = dx * dx + dy * dy, rs * rs
-        tol = _REL * (lhs + rhs) + _ABS
+        tol = REL_ERROR * (lhs + rhs) + ABS_ERROR
         hit = lhs <= rhs
         unsure = ~(np.isfinite(tol) & (np.abs(lhs - rhs) > tol))
     for k in np.flatnonzero(unsure):
