@@ -39,3 +39,16 @@ def test_ruff(command):
     assert result.returncode == 0, (
         f"ruff {' '.join(command)} failed:\n{result.stdout}\n{result.stderr}"
     )
+
+
+def test_mypy_strict_passes_on_the_package():
+    """The public API type-checks: ``mypy`` with the strict config of pyproject.toml."""
+    probe = subprocess.run(
+        [sys.executable, "-m", "mypy", "--version"], capture_output=True, text=True
+    )
+    if probe.returncode != 0:
+        pytest.skip("mypy is not installed (pip install -e '.[test]' brings it)")
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy"], capture_output=True, text=True, cwd=ROOT, timeout=900
+    )
+    assert result.returncode == 0, f"mypy failed:\n{result.stdout}\n{result.stderr}"

@@ -137,7 +137,7 @@ def _tile_info(tilemap: TileMap) -> _TileInfo:
     if data is None:
         data = _TileInfo(tilemap)
         tilemap._accel["tile_info"] = data
-    return data  # type: ignore[no-any-return]
+    return data
 
 
 def tile_info_map(tilemap: TileMap) -> NDArray[np.int8]:

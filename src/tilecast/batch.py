@@ -56,7 +56,8 @@ def _load_cast_range() -> Any:
     from tilecast._kernels.walk import CAST_RANGE_SIGNATURE, cast_range
 
     cast_range.compile(CAST_RANGE_SIGNATURE)
-    _cast_range = cast_range.overloads[CAST_RANGE_SIGNATURE].entry_point
+    overload = cast_range.overloads[CAST_RANGE_SIGNATURE]
+    _cast_range = overload.entry_point  # type: ignore[attr-defined]  # numba: untyped
     return _cast_range
 
 
@@ -320,7 +321,8 @@ def scan_many(
         limits = np.array([max_range])
         distance = _cast(grid, view, is_tilemap, origins, n_beams, directions, limits, 0,
                          False, n_poses * n_beams)[0]  # fmt: skip
-        return np.minimum(distance, max_range, out=distance).reshape(n_poses, n_beams)
+        ranges: NDArray[np.float64] = np.minimum(distance, max_range, out=distance)
+        return ranges.reshape(n_poses, n_beams)
     from tilecast._kernels.lanes import SCAN, cast_lanes
 
     distance = np.empty(n_poses * n_beams)

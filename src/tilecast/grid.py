@@ -95,7 +95,7 @@ class Grid:
         self._tile_size = _as_tile_size(tile_size)
         self._origin = as_point("origin", origin)
         self._outside = as_choice("outside", outside, OUTSIDE_POLICIES)
-        self._view = self._solid.view()
+        self._view: np.ndarray = self._solid.view()
         self._view.flags.writeable = False
         self._version = 0
         # Acceleration data derived from the solidity array (e.g. clearance

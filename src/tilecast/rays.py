@@ -67,7 +67,8 @@ def _walk() -> Any:
     if _entry_point is None:
         from tilecast._kernels.walk import WALK_SIGNATURE, walk
 
-        _entry_point = walk.overloads[WALK_SIGNATURE].entry_point
+        overload = walk.overloads[WALK_SIGNATURE]
+        _entry_point = overload.entry_point  # type: ignore[attr-defined]  # numba: untyped
     return _entry_point
 
 
@@ -155,7 +156,7 @@ def raycast(
              _NO_EVENTS_F, _NO_EVENTS_I)  # fmt: skip
     status = r[0]
     if status == _FOUND:
-        return tuple.__new__(  # type: ignore[no-any-return]
+        return tuple.__new__(
             Hit,
             ((r[8], r[9]), (r[10], r[11]), r[7], (r[12], r[13]), r[14] != 0,
              (r[15], r[16]) if is_tilemap else None),

@@ -132,7 +132,7 @@ def _kinds_of(masks: np.ndarray) -> np.ndarray:
 
 
 def _readonly(array: np.ndarray) -> np.ndarray:
-    view = array.view()
+    view: np.ndarray = array.view()
     view.flags.writeable = False
     return view
 

@@ -150,7 +150,7 @@ def _clip_to_disc(segs: np.ndarray, p: tuple[float, float], radius: float) -> np
         t1 = (-qb + root) / qa
     keep = (qa > 0) & (disc > 0) & (t1 > 0) & (t0 < 1)
     segs, t0, t1 = segs[keep], t0[keep], t1[keep]
-    out = segs.copy()
+    out: np.ndarray = segs.copy()
     cut0, cut1 = t0 > 0, t1 < 1  # ends outside the disc move onto the circle
     out[cut0, 0] = segs[cut0, 0] + t0[cut0] * (segs[cut0, 2] - segs[cut0, 0])
     out[cut0, 1] = segs[cut0, 1] + t0[cut0] * (segs[cut0, 3] - segs[cut0, 1])
@@ -331,7 +331,7 @@ def visibility_polygon(
         )
     if status:
         raise ValueError(_INFINITE)
-    return polygon
+    return np.asarray(polygon, dtype=np.float64)
 
 
 _INFINITE = (
@@ -348,10 +348,10 @@ def _rays(
     """Cast the approximate three-rays-per-vertex fan (see ``method="rays"``)."""
     ends = segs.reshape(-1, 2)
     base = np.arctan2(ends[:, 1] - p[1], ends[:, 0] - p[0])
-    angles = [base, base - RAY_EPSILON, base + RAY_EPSILON]
+    fan = [base, base - RAY_EPSILON, base + RAY_EPSILON]
     if radius is not None:
-        angles.append(np.arange(360) * _ONE_DEGREE)
-    angles = np.concatenate(angles)
+        fan.append(np.arange(360) * _ONE_DEGREE)
+    angles = np.concatenate(fan)
     if cone is not None:
         mid, half, _ = cone
         rel = np.mod(angles - (mid - half), 2 * np.pi)
@@ -363,7 +363,7 @@ def _rays(
     t = _kv().cast_rays(segs, p[0], p[1], dirs, np.inf if radius is None else radius)
     if np.isinf(t).any():
         raise ValueError(_INFINITE)
-    points = np.asarray(p) + dirs * t[:, None]
+    points: np.ndarray = np.asarray(p) + dirs * t[:, None]
     if cone is not None:
         points = np.vstack([[p], points])
     return points
