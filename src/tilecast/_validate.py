@@ -218,3 +218,40 @@ def as_cell_array(name: str, cells: Any) -> np.ndarray:
             f"{name} must be one cell (i, j) or an array of shape (N, 2), got {array.shape}"
         )
     return np.ascontiguousarray(array, dtype=np.int64)
+
+
+def as_int(name: str, value: Any, minimum: int) -> int:
+    """Return ``value`` as an int of at least ``minimum`` (bools refused)."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {value}")
+    return int(value)
+
+
+def as_pixel_size(name: str, value: Any) -> tuple[int, int]:
+    """Return an integer size ``n`` or ``(width, height)`` in pixels as a pair."""
+    if isinstance(value, tuple | list | np.ndarray):
+        if len(value) != 2:
+            raise ValueError(f"{name} must be an integer or (width, height), got {value!r}")
+        return (as_int(f"{name}[0]", value[0], 1), as_int(f"{name}[1]", value[1], 1))
+    size = as_int(name, value, 1)
+    return (size, size)
+
+
+def as_int_array(name: str, value: Any, shape: tuple[int, ...] | None = None) -> np.ndarray:
+    """Return a non-empty 2D integer array, or one of exactly ``shape``."""
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a 2D array of integers: {exc}") from None
+    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
+        raise TypeError(f"{name} must hold integers, got dtype {array.dtype}")
+    if shape is None:
+        if array.ndim != 2:
+            raise ValueError(f"{name} must be 2D (rows, cols), got {array.ndim} dimensions")
+        if array.shape[0] == 0 or array.shape[1] == 0:
+            raise ValueError(f"{name} must not be empty, got shape {array.shape}")
+    elif array.shape != shape:
+        raise ValueError(f"{name} must have the shape of tile_ids {shape}, got {array.shape}")
+    return array

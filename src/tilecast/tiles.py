@@ -37,7 +37,6 @@ cell ``(P // tw, Q // th)`` at ``(P % tw, Q % th)`` inside the tile.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
@@ -47,6 +46,9 @@ from tilecast._validate import (
     as_cell_array,
     as_choice,
     as_finite_float,
+    as_int,
+    as_int_array,
+    as_pixel_size,
     as_point,
     as_positive_float,
 )
@@ -135,41 +137,6 @@ def _readonly(array: np.ndarray) -> np.ndarray:
     view: np.ndarray = array.view()
     view.flags.writeable = False
     return view
-
-
-def _as_int(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum}, got {value}")
-    return int(value)
-
-
-def _as_pixel_size(name: str, value: Any) -> tuple[int, int]:
-    """Return an integer size ``n`` or ``(width, height)`` in pixels as a pair."""
-    if isinstance(value, tuple | list | np.ndarray):
-        if len(value) != 2:
-            raise ValueError(f"{name} must be an integer or (width, height), got {value!r}")
-        return (_as_int(f"{name}[0]", value[0], 1), _as_int(f"{name}[1]", value[1], 1))
-    size = _as_int(name, value, 1)
-    return (size, size)
-
-
-def _as_int_array(name: str, value: Any, shape: tuple[int, ...] | None = None) -> np.ndarray:
-    try:
-        array = np.asarray(value)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a 2D array of integers: {exc}") from None
-    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
-        raise TypeError(f"{name} must hold integers, got dtype {array.dtype}")
-    if shape is None:
-        if array.ndim != 2:
-            raise ValueError(f"{name} must be 2D (rows, cols), got {array.ndim} dimensions")
-        if array.shape[0] == 0 or array.shape[1] == 0:
-            raise ValueError(f"{name} must not be empty, got shape {array.shape}")
-    elif array.shape != shape:
-        raise ValueError(f"{name} must have the shape of tile_ids {shape}, got {array.shape}")
-    return array
 
 
 # ------------------------------------------------------------------- TileSet
@@ -261,7 +228,7 @@ class TileSet:
         >>> tiles.mask(0, flips=1).astype(int).tolist()
         [[0, 0, 1]]
         """
-        k = _as_int("tile_id", tile_id, 0)
+        k = as_int("tile_id", tile_id, 0)
         if k >= len(self):
             raise ValueError(f"tile_id must be below the tile count {len(self)}, got {k}")
         tw, th = self.tile_size
@@ -333,16 +300,18 @@ class TileSet:
         >>> TileSet.from_image(rgba, 2, alpha_threshold=128).kinds.tolist()
         [2, 2]
         """
-        tw, th = _as_pixel_size("tile_size", tile_size)
+        tw, th = as_pixel_size("tile_size", tile_size)
         threshold = as_finite_float("alpha_threshold", alpha_threshold)
-        margin = _as_int("margin", margin, 0)
-        spacing = _as_int("spacing", spacing, 0)
+        margin = as_int("margin", margin, 0)
+        spacing = as_int("spacing", spacing, 0)
         key = None
         if color_key is not None:
             key = np.asarray(color_key)
             if key.shape != (3,) or not np.issubdtype(key.dtype, np.integer):
                 raise ValueError(f"color_key must be three integers (r, g, b), got {color_key!r}")
-        rgb, alpha = _read_image(image, need_alpha=key is None)
+        from tilecast.io.image import read_rgb_alpha
+
+        rgb, alpha = read_rgb_alpha(image, need_alpha=key is None)
         solid = np.ones(rgb.shape[:2], dtype=bool) if alpha is None else alpha > threshold
         if key is not None:
             solid &= ~np.all(rgb == key, axis=2)
@@ -361,66 +330,6 @@ class TileSet:
                 x = margin + col * (tw + spacing)
                 masks[row * cols + col] = solid[y : y + th, x : x + tw]
         return cls(masks)
-
-
-def _read_image(image: Any, need_alpha: bool) -> tuple[np.ndarray, np.ndarray | None]:
-    """Return ``(rgb (H, W, 3), alpha (H, W) or None)`` from a path, Pillow image or array."""
-    if isinstance(image, np.ndarray):
-        return _split_array(image, need_alpha)
-    if isinstance(image, str | os.PathLike):
-        pil = _pillow()
-        try:
-            with pil.open(image) as opened:
-                opened.load()
-                return _split_pillow(opened, need_alpha, f"image {os.fspath(image)!r}")
-        except OSError as exc:
-            raise ValueError(f"image: cannot read {os.fspath(image)!r}: {exc}") from None
-    if hasattr(image, "getbands") and hasattr(image, "convert"):
-        return _split_pillow(image, need_alpha, "image")
-    raise TypeError(
-        f"image must be a path, a PIL image or an (H, W, 4) numpy array, got {type(image).__name__}"
-    )
-
-
-def _pillow() -> Any:
-    try:
-        from PIL import Image
-    except ImportError:
-        raise ImportError(
-            "reading tileset image files needs Pillow: pip install 'tilecast[image]' "
-            "(or pass an (H, W, 4) numpy array)"
-        ) from None
-    return Image
-
-
-def _split_pillow(image: Any, need_alpha: bool, what: str) -> tuple[np.ndarray, np.ndarray | None]:
-    has_alpha = "A" in image.getbands() or "transparency" in image.info
-    if has_alpha:
-        rgba = np.asarray(image.convert("RGBA"))
-        return rgba[..., :3], rgba[..., 3]
-    if need_alpha:
-        raise ValueError(
-            f"{what} has no alpha channel (mode {image.mode!r}): use an RGBA image "
-            "or pass color_key=(r, g, b) for the transparent colour"
-        )
-    return np.asarray(image.convert("RGB")), None
-
-
-def _split_array(array: np.ndarray, need_alpha: bool) -> tuple[np.ndarray, np.ndarray | None]:
-    if array.dtype == np.bool_ or not (
-        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
-    ):
-        raise TypeError(f"image array must hold numbers, got dtype {array.dtype}")
-    if array.ndim != 3 or array.shape[2] not in (3, 4):
-        raise ValueError(f"image array must have shape (H, W, 4) (RGBA), got {array.shape}")
-    if array.shape[2] == 3:
-        if need_alpha:
-            raise ValueError(
-                "image array has no alpha channel (shape (H, W, 3)): use (H, W, 4) RGBA "
-                "or pass color_key=(r, g, b) for the transparent colour"
-            )
-        return array, None
-    return array[..., :3], array[..., 3]
 
 
 # ------------------------------------------------------------------- TileMap
@@ -503,7 +412,7 @@ class TileMap:
         if isinstance(empty, bool | np.bool_) or not isinstance(empty, int | np.integer):
             raise TypeError(f"empty must be an integer, got {type(empty).__name__}")
         self._empty = int(empty)
-        ids = _as_int_array("tile_ids", tile_ids)
+        ids = as_int_array("tile_ids", tile_ids)
         present = ids != self._empty
         bad = present & ((ids < 0) | (ids >= len(tileset)))
         if bad.any():
@@ -518,7 +427,7 @@ class TileMap:
         self._tile_ids = np.array(np.where(present, ids, self._empty), dtype=np.int32, order="C")
         self._flips = np.zeros(ids.shape, dtype=np.uint8)
         if flips is not None:
-            flip_array = _as_int_array("flips", flips, ids.shape)
+            flip_array = as_int_array("flips", flips, ids.shape)
             self._flips[...] = self._checked_flips(flip_array, present)
         self._tile_size = self._world_tile_size(tile_size)
         self._origin = as_point("origin", origin)
@@ -774,8 +683,8 @@ class TileMap:
         [[0, 0, 0, 1]]
         """
         cell_array = as_cell_array("cells", cells)
-        tile = _as_int("tile_id", tile_id, -(2**31))
-        flip = _as_int("flips", flips, 0)
+        tile = as_int("tile_id", tile_id, -(2**31))
+        flip = as_int("flips", flips, 0)
         if tile != self._empty and not 0 <= tile < len(self._tileset):
             raise ValueError(
                 f"tile_id must be a tile of the tileset (0..{len(self._tileset) - 1}) "

@@ -22,7 +22,7 @@ from tilecast._validate import as_choice, as_finite_float
 from tilecast.grid import Grid
 from tilecast.io._common import MapLoadError, describe
 
-__all__ = ["GRAY_WEIGHTS", "gray_of", "load_image", "read_pixels"]
+__all__ = ["GRAY_WEIGHTS", "gray_of", "load_image", "read_pixels", "read_rgb_alpha"]
 
 #: Weights of r, g, b in the gray value (range_libc's rule).
 GRAY_WEIGHTS = (0.229, 0.587, 0.114)
@@ -34,7 +34,8 @@ def _pil_image() -> Any:
         from PIL import Image
     except ImportError:
         raise ImportError(
-            "loading image maps needs Pillow: pip install Pillow (or 'tilecast[image]')"
+            "reading image files needs Pillow: pip install Pillow (or 'tilecast[image]'); "
+            "a NumPy array needs none"
         ) from None
     return Image
 
@@ -167,3 +168,64 @@ def load_image(
     else:
         solid = gray_of(pixels) >= threshold
     return Grid(solid, tile_size=tile_size, origin=origin, outside=outside)
+
+
+def read_rgb_alpha(image: Any, need_alpha: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """Split a tileset image (path, Pillow image or array) into colour and alpha.
+
+    Returns ``(rgb, alpha)``: ``rgb`` of shape ``(H, W, 3)`` and ``alpha`` of
+    shape ``(H, W)``, or ``None`` for an image without alpha when
+    ``need_alpha`` is false (a colour key then says what is transparent).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rgb, alpha = read_rgb_alpha(np.zeros((2, 3, 4), dtype=np.uint8), need_alpha=True)
+    >>> rgb.shape, alpha.shape
+    ((2, 3, 3), (2, 3))
+    """
+    if isinstance(image, np.ndarray):
+        return _split_array(image, need_alpha)
+    if isinstance(image, str | os.PathLike):
+        pil = _pil_image()
+        try:
+            with pil.open(image) as opened:
+                opened.load()
+                return _split_pillow(opened, need_alpha, f"image {os.fspath(image)!r}")
+        except OSError as exc:
+            raise ValueError(f"image: cannot read {os.fspath(image)!r}: {exc}") from None
+    if hasattr(image, "getbands") and hasattr(image, "convert"):
+        return _split_pillow(image, need_alpha, "image")
+    raise TypeError(
+        f"image must be a path, a PIL image or an (H, W, 4) numpy array, got {type(image).__name__}"
+    )
+
+
+def _split_pillow(image: Any, need_alpha: bool, what: str) -> tuple[np.ndarray, np.ndarray | None]:
+    has_alpha = "A" in image.getbands() or "transparency" in image.info
+    if has_alpha:
+        rgba = np.asarray(image.convert("RGBA"))
+        return rgba[..., :3], rgba[..., 3]
+    if need_alpha:
+        raise ValueError(
+            f"{what} has no alpha channel (mode {image.mode!r}): use an RGBA image "
+            "or pass color_key=(r, g, b) for the transparent colour"
+        )
+    return np.asarray(image.convert("RGB")), None
+
+
+def _split_array(array: np.ndarray, need_alpha: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    if array.dtype == np.bool_ or not (
+        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
+    ):
+        raise TypeError(f"image array must hold numbers, got dtype {array.dtype}")
+    if array.ndim != 3 or array.shape[2] not in (3, 4):
+        raise ValueError(f"image array must have shape (H, W, 4) (RGBA), got {array.shape}")
+    if array.shape[2] == 3:
+        if need_alpha:
+            raise ValueError(
+                "image array has no alpha channel (shape (H, W, 3)): use (H, W, 4) RGBA "
+                "or pass color_key=(r, g, b) for the transparent colour"
+            )
+        return array, None
+    return array[..., :3], array[..., 3]
