@@ -50,7 +50,8 @@ def test_the_walk_finds_the_api():
     for name in ("raycast", "raycast_many", "fov", "visibility_polygon", "Grid", "TileMap"):
         assert f"{getattr(tilecast, name).__module__}.{name}" in PUBLIC
     assert "tilecast.cli.main" in PUBLIC
-    assert "tilecast.grid.Grid.cell_at" in PUBLIC  # methods are walked too
+    assert "tilecast.world.World.cell_at" in PUBLIC  # methods are walked too
+    assert "tilecast.grid.Grid.set_solid" in PUBLIC
     assert any(k.endswith(".load_map") for k in PUBLIC)  # tilecast.io is walked
 
 

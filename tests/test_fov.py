@@ -417,7 +417,9 @@ def test_set_solid_is_seen_by_the_next_call():
 def test_bad_input():
     grid = Grid(np.zeros((4, 5), dtype=bool))
     with pytest.raises(TypeError, match="grid"):
-        fov(np.zeros((4, 5), dtype=bool), (0, 0))
+        fov(np.zeros((4, 5), dtype=float), (0, 0))  # a 2D *bool* array is a map; floats are not
+    with pytest.raises(TypeError, match="grid"):
+        fov([[False] * 5] * 4, (0, 0))
     with pytest.raises(TypeError, match="grid"):
         fov_many([[0, 0]], [(0, 0)])
     for cell in [(5, 0), (0, 4), (-1, 0), (0, -1), (10**12, 0)]:

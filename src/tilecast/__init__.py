@@ -24,6 +24,7 @@ from tilecast.spatial_hash import SpatialHash
 from tilecast.startup import warmup
 from tilecast.tiles import TileMap, TileSet
 from tilecast.visibility import visibility_polygon, wall_segments
+from tilecast.world import World
 
 __version__ = "0.1.0"
 
@@ -36,6 +37,7 @@ __all__ = [
     "Step",
     "TileMap",
     "TileSet",
+    "World",
     "__version__",
     "circle_intersects_rect",
     "circle_tangents",

@@ -27,6 +27,7 @@ from fractions import Fraction
 from tilecast.grid import Grid
 from tilecast.results import Hit, Step
 from tilecast.tiles import EMPTY, FULL, MIXED, TileMap
+from tilecast.world import World
 
 __all__ = ["cast", "cells", "sight"]
 
@@ -306,9 +307,10 @@ def _tilemap_space(tilemap: TileMap) -> _Space:
     )
 
 
-def _space_of(grid: Grid | TileMap) -> _Space:
+def _space_of(grid: World) -> _Space:
     if isinstance(grid, TileMap):
         return _tilemap_space(grid)
+    assert isinstance(grid, Grid)
     return _grid_space(grid)
 
 
@@ -332,7 +334,7 @@ def _jump_block(walker: TileWalker, block: tuple[int, int, int, int]) -> None:
 
 # ------------------------------------------------------------------ the walk
 def cast(
-    grid: Grid | TileMap,
+    grid: World,
     origin: tuple[float, float],
     direction: tuple[float, float],
     max_distance: float,
@@ -460,9 +462,7 @@ def _seek_map_entry(walker: TileWalker, cols: int, rows: int) -> bool:
     return True
 
 
-def sight(
-    grid: Grid | TileMap, pa: tuple[float, float], pb: tuple[float, float], gaps: str
-) -> bool:
+def sight(grid: World, pa: tuple[float, float], pb: tuple[float, float], gaps: str) -> bool:
     """Line of sight between two world points (see :func:`tilecast.line_of_sight`)."""
     space = _space_of(grid)
     (w, h), (ox, oy) = space.cell_size, space.origin

@@ -11,9 +11,12 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from tilecast.world import World
 
 __all__ = [
     "all_finite",
@@ -117,15 +120,15 @@ def as_choice_index(name: str, value: Any, choices: Sequence[str]) -> int:
     return choices.index(as_choice(name, value, choices))
 
 
-def check_map(grid: Any) -> Any:
+def check_map(grid: Any) -> World:
     """Return ``grid`` if it is a ``Grid`` or ``TileMap``; wrap a 2D bool array in a ``Grid``.
 
     Raises ``TypeError`` naming ``grid`` for anything else.
     """
     from tilecast.grid import Grid
-    from tilecast.tiles import TileMap
+    from tilecast.world import World
 
-    if isinstance(grid, Grid | TileMap):
+    if isinstance(grid, World):
         return grid
     if isinstance(grid, np.ndarray) and grid.ndim == 2 and grid.dtype == np.bool_:
         return Grid(grid)
@@ -255,3 +258,24 @@ def as_int_array(name: str, value: Any, shape: tuple[int, ...] | None = None) ->
     elif array.shape != shape:
         raise ValueError(f"{name} must have the shape of tile_ids {shape}, got {array.shape}")
     return array
+
+
+def as_tile_size(tile_size: Any) -> tuple[float, float]:
+    """Return a positive size ``s`` or ``(width, height)`` as a pair of floats."""
+    if isinstance(tile_size, tuple | list | np.ndarray):
+        width, height = as_point("tile_size", tile_size)
+        return (as_positive_float("tile_size[0]", width), as_positive_float("tile_size[1]", height))
+    size = as_positive_float("tile_size", tile_size)
+    return (size, size)
+
+
+def as_rect(name: str, rect: Any) -> tuple[float, float, float, float]:
+    """Return ``(x0, y0, x1, y1)`` of finite floats with ``x0 <= x1`` and ``y0 <= y1``."""
+    if isinstance(rect, str | bytes) or not hasattr(rect, "__len__"):
+        raise TypeError(f"{name} must be (x0, y0, x1, y1), got {type(rect).__name__}")
+    if len(rect) != 4:
+        raise ValueError(f"{name} must have 4 numbers (x0, y0, x1, y1), got {len(rect)}")
+    x0, y0, x1, y1 = (as_finite_float(f"{name}[{k}]", v) for k, v in enumerate(rect))
+    if x0 > x1 or y0 > y1:
+        raise ValueError(f"{name} must have x0 <= x1 and y0 <= y1, got {(x0, y0, x1, y1)}")
+    return (x0, y0, x1, y1)

@@ -25,8 +25,16 @@ from typing import Any
 
 import numpy as np
 
-from tilecast._validate import as_cell, as_cell_array, as_choice, as_nonnegative_float
+from tilecast._validate import (
+    as_cell,
+    as_cell_array,
+    as_choice,
+    as_nonnegative_float,
+    check_map,
+)
 from tilecast.grid import Grid
+from tilecast.tiles import TileMap
+from tilecast.world import World
 
 __all__ = ["FOV_METRICS", "fov", "fov_many"]
 
@@ -50,7 +58,7 @@ def _kernel() -> ModuleType:
 
 
 def fov(
-    grid: Grid,
+    grid: Grid | TileMap | np.ndarray,
     origin_cell: tuple[int, int],
     radius: float | None = None,
     *,
@@ -60,8 +68,10 @@ def fov(
 
     Parameters
     ----------
-    grid : Grid
-        The map; solid cells are walls (opaque), the others floor.
+    grid : Grid, TileMap or 2D bool array
+        The map. On a :class:`~tilecast.TileMap` a cell blocks sight when its
+        tile has a solid pixel (:attr:`~tilecast.TileMap.solid`).
+        Solid cells are walls (opaque), the others floor.
     origin_cell : (int, int)
         The viewer's cell ``(i, j) = (col, row)``; it must lie on the map. It
         is always visible, and it does not block even if it is solid.
@@ -109,18 +119,18 @@ def fov(
     >>> int(fov(grid, (0, 1), radius=2).sum())  # the 7 cells within distance 2
     7
     """
-    _check_grid(grid)
-    ox, oy = _check_origin(grid, "origin_cell", as_cell("origin_cell", origin_cell))
-    code, bound = _range_limit(grid, radius, metric)
-    rows, cols = grid.shape
+    world = check_map(grid)
+    ox, oy = _check_origin(world, "origin_cell", as_cell("origin_cell", origin_cell))
+    code, bound = _range_limit(world, radius, metric)
+    rows, cols = world.shape
     # np.zeros is lazily zeroed by the OS: pages the scan never writes cost nothing.
     out = np.zeros(rows * cols, dtype=np.bool_)
-    _kernel().fov_into(grid.solid.reshape(-1), out, rows, cols, ox, oy, code, bound)
+    _kernel().fov_into(world.solid.reshape(-1), out, rows, cols, ox, oy, code, bound)
     return out.reshape(rows, cols)
 
 
 def fov_many(
-    grid: Grid,
+    grid: Grid | TileMap | np.ndarray,
     origin_cells: Any,
     radius: float | None = None,
     *,
@@ -133,8 +143,9 @@ def fov_many(
 
     Parameters
     ----------
-    grid : Grid
-        The map.
+    grid : Grid, TileMap or 2D bool array
+        The map. On a :class:`~tilecast.TileMap` a cell blocks sight when its
+        tile has a solid pixel (:attr:`~tilecast.TileMap.solid`).
     origin_cells : array_like of int, shape (N, 2), or (int, int)
         The viewers' cells ``(col, row)``; every one must lie on the map. An
         empty array gives an all-False mask.
@@ -161,32 +172,29 @@ def fov_many(
     >>> bool((both == (fov(grid, (1, 2)) | fov(grid, (7, 2)))).all())
     True
     """
-    _check_grid(grid)
+    world = check_map(grid)
     origins = as_cell_array("origin_cells", origin_cells)
     off_map = (
         (origins[:, 0] < 0)
-        | (origins[:, 0] >= grid.cols)
+        | (origins[:, 0] >= world.cols)
         | (origins[:, 1] < 0)
-        | (origins[:, 1] >= grid.rows)
+        | (origins[:, 1] >= world.rows)
     )
     if off_map.any():
         bad = origins[int(np.argmax(off_map))]
-        _check_origin(grid, "origin_cells", (int(bad[0]), int(bad[1])))
-    code, bound = _range_limit(grid, radius, metric)
-    rows, cols = grid.shape
+        _check_origin(world, "origin_cells", (int(bad[0]), int(bad[1])))
+    code, bound = _range_limit(world, radius, metric)
+    rows, cols = world.shape
     out = np.zeros(rows * cols, dtype=np.bool_)
     if len(origins):
-        _kernel().fov_many_into(grid.solid.reshape(-1), out, rows, cols, origins, code, bound)
+        _kernel().fov_many_into(world.solid.reshape(-1), out, rows, cols, origins, code, bound)
     return out.reshape(rows, cols)
 
 
 # ------------------------------------------------------------------ validation
-def _check_grid(grid: Any) -> None:
-    if not isinstance(grid, Grid):
-        raise TypeError(f"grid must be a tilecast.Grid, got {type(grid).__name__}")
 
 
-def _check_origin(grid: Grid, name: str, cell: tuple[int, int]) -> tuple[int, int]:
+def _check_origin(grid: World, name: str, cell: tuple[int, int]) -> tuple[int, int]:
     i, j = cell
     if not (0 <= i < grid.cols and 0 <= j < grid.rows):
         raise ValueError(
@@ -196,7 +204,7 @@ def _check_origin(grid: Grid, name: str, cell: tuple[int, int]) -> tuple[int, in
     return i, j
 
 
-def _range_limit(grid: Grid, radius: Any, metric: Any) -> tuple[int, int]:
+def _range_limit(grid: World, radius: Any, metric: Any) -> tuple[int, int]:
     """Turn ``radius`` and ``metric`` into the kernel's (metric code, integer bound).
 
     The bound is exact: an integer offset ``(dx, dy)`` is in range when

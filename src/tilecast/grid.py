@@ -1,23 +1,15 @@
-"""The tile grid: solidity per cell, tile geometry and the world <-> tile mapping.
-
-Every query maps a world point ``(x, y)`` to *tile space* with exactly two
-float64 operations per coordinate, ``u = (x - ox) / w`` and ``v = (y - oy) / h``;
-cell ``(i, j)`` is then the half-open unit box ``[i, i+1) x [j, j+1)`` and every
-decision about cells is made exactly on those doubles.
-"""
+"""The tile grid: one solidity bit per cell (see :mod:`tilecast.world` for the shared geometry)."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
-from tilecast._validate import as_cell, as_cell_array, as_choice, as_point, as_positive_float
+from tilecast._validate import as_cell_array, as_choice, as_point, as_tile_size
+from tilecast.world import OUTSIDE_POLICIES, World
 
 __all__ = ["OUTSIDE_POLICIES", "Grid"]
-
-OUTSIDE_POLICIES = ("empty", "solid")
 
 
 def _as_solid_array(solid: Any) -> np.ndarray:
@@ -40,15 +32,7 @@ def _as_solid_array(solid: Any) -> np.ndarray:
     return np.array(array, dtype=np.bool_, order="C", copy=True)
 
 
-def _as_tile_size(tile_size: Any) -> tuple[float, float]:
-    if isinstance(tile_size, tuple | list | np.ndarray):
-        width, height = as_point("tile_size", tile_size)
-        return (as_positive_float("tile_size[0]", width), as_positive_float("tile_size[1]", height))
-    size = as_positive_float("tile_size", tile_size)
-    return (size, size)
-
-
-class Grid:
+class Grid(World):
     """A rectangular map of solid and empty tiles.
 
     Parameters
@@ -82,7 +66,7 @@ class Grid:
     (1.0, 0.0, 3.0, 1.0)
     """
 
-    __slots__ = ("_accel", "_origin", "_outside", "_solid", "_tile_size", "_version", "_view")
+    __slots__ = ("_solid", "_view")
 
     def __init__(
         self,
@@ -92,16 +76,13 @@ class Grid:
         outside: str = "empty",
     ) -> None:
         self._solid = _as_solid_array(solid)
-        self._tile_size = _as_tile_size(tile_size)
+        self._tile_size = as_tile_size(tile_size)
         self._origin = as_point("origin", origin)
         self._outside = as_choice("outside", outside, OUTSIDE_POLICIES)
         self._view: np.ndarray = self._solid.view()
         self._view.flags.writeable = False
         self._version = 0
-        # Acceleration data derived from the solidity array (e.g. clearance
-        # maps), keyed by name. Each value may define ``update(grid, cells)``
-        # to follow a change in place; values without it are dropped.
-        self._accel: dict[str, Any] = {}
+        self._accel = {}
 
     # ------------------------------------------------------------------ basics
     @property
@@ -115,36 +96,6 @@ class Grid:
         rows, cols = self._solid.shape
         return (rows, cols)
 
-    @property
-    def rows(self) -> int:
-        """Number of rows (cells along y)."""
-        return int(self._solid.shape[0])
-
-    @property
-    def cols(self) -> int:
-        """Number of columns (cells along x)."""
-        return int(self._solid.shape[1])
-
-    @property
-    def tile_size(self) -> tuple[float, float]:
-        """Tile ``(width, height)`` in world units."""
-        return self._tile_size
-
-    @property
-    def origin(self) -> tuple[float, float]:
-        """World position of the corner of tile (0, 0)."""
-        return self._origin
-
-    @property
-    def outside(self) -> str:
-        """``"empty"`` or ``"solid"``: what lies beyond the map."""
-        return self._outside
-
-    @property
-    def version(self) -> int:
-        """Counter bumped by every :meth:`set_solid`; cached data compares it."""
-        return self._version
-
     def __repr__(self) -> str:
         rows, cols = self.shape
         return (
@@ -152,80 +103,8 @@ class Grid:
             f"outside={self._outside!r}, solid cells={int(self._solid.sum())})"
         )
 
-    # --------------------------------------------------------------- geometry
-    def to_tile_space(self, point: Any) -> tuple[float, float]:
-        """Map a world point to tile space: ``((x - ox) / w, (y - oy) / h)``.
-
-        Examples
-        --------
-        >>> from tilecast import Grid
-        >>> Grid([[0]], tile_size=(2.0, 4.0), origin=(1.0, 1.0)).to_tile_space((5.0, -3.0))
-        (2.0, -1.0)
-        """
-        x, y = as_point("point", point)
-        return (
-            (x - self._origin[0]) / self._tile_size[0],
-            (y - self._origin[1]) / self._tile_size[1],
-        )
-
-    def cell_at(self, point: Any) -> tuple[int, int]:
-        """Return the cell ``(i, j)`` containing a world point (floor in tile space).
-
-        Exact for negative coordinates: the point on a grid line belongs to the
-        cell on its positive side.
-
-        Examples
-        --------
-        >>> from tilecast import Grid
-        >>> grid = Grid([[0]])
-        >>> grid.cell_at((-0.5, 2.0))
-        (-1, 2)
-        >>> Grid([[0]], tile_size=0.1).cell_at((0.3, 0.0))  # 0.3 / 0.1 < 3 in doubles
-        (2, 0)
-        """
-        u, v = self.to_tile_space(point)
-        return (math.floor(u), math.floor(v))
-
-    def cell_bounds(self, cell: Any) -> tuple[float, float, float, float]:
-        """World box ``(x0, y0, x1, y1)`` of a cell, ``ox + i*w`` etc. in float64.
-
-        Examples
-        --------
-        >>> from tilecast import Grid
-        >>> Grid([[0]], tile_size=(2.0, 3.0), origin=(10.0, 0.0)).cell_bounds((-1, 2))
-        (8.0, 6.0, 10.0, 9.0)
-        """
-        i, j = as_cell("cell", cell)
-        ox, oy = self._origin
-        w, h = self._tile_size
-        return (ox + i * w, oy + j * h, ox + (i + 1) * w, oy + (j + 1) * h)
-
-    def in_bounds(self, cell: Any) -> bool:
-        """Return True when the cell lies on the map.
-
-        Examples
-        --------
-        >>> from tilecast import Grid
-        >>> Grid([[0, 0]]).in_bounds((1, 0)), Grid([[0, 0]]).in_bounds((2, 0))
-        (True, False)
-        """
-        i, j = as_cell("cell", cell)
-        return 0 <= i < self.cols and 0 <= j < self.rows
-
-    def is_solid(self, cell: Any) -> bool:
-        """Solidity of a cell; cells beyond the map follow ``outside``.
-
-        Examples
-        --------
-        >>> from tilecast import Grid
-        >>> grid = Grid([[1, 0]], outside="solid")
-        >>> grid.is_solid((0, 0)), grid.is_solid((1, 0)), grid.is_solid((5, -3))
-        (True, False, True)
-        """
-        i, j = as_cell("cell", cell)
-        if 0 <= i < self.cols and 0 <= j < self.rows:
-            return bool(self._solid[j, i])
-        return self._outside == "solid"
+    def _cell_solid(self, i: int, j: int) -> bool:
+        return bool(self._solid[j, i])
 
     # ----------------------------------------------------------------- edits
     def set_solid(self, cells: Any, value: Any = True) -> None:
@@ -262,20 +141,8 @@ class Grid:
                 f"value must be one bool or one per cell ({len(cell_array)}), "
                 f"got shape {values.shape}"
             )
-        cols, rows = cell_array[:, 0], cell_array[:, 1]
-        off_map = (cols < 0) | (cols >= self.cols) | (rows < 0) | (rows >= self.rows)
-        if off_map.any():
-            bad = cell_array[np.argmax(off_map)]
-            raise ValueError(
-                f"cells must lie on the {self.rows}x{self.cols} map, got cell {tuple(bad)}"
-            )
+        self._check_on_map(cell_array)
         if len(cell_array) == 0:
             return
-        self._solid[rows, cols] = values
-        self._version += 1
-        for key, data in list(self._accel.items()):
-            update = getattr(data, "update", None)
-            if update is None:
-                del self._accel[key]
-            else:
-                update(self, cell_array)
+        self._solid[cell_array[:, 1], cell_array[:, 0]] = values
+        self._edited(cell_array)

@@ -35,30 +35,19 @@ from tilecast._exact import (
     corner_error,
     corner_exact,
 )
-from tilecast._validate import as_finite_float, as_nonnegative_float, as_point
+from tilecast._validate import (
+    as_nonnegative_float,
+    as_point,
+    as_rect,
+    check_map,
+)
 from tilecast.grid import Grid
+from tilecast.tiles import TileMap
 
 __all__ = ["circle_intersects_rect", "tiles_in_circle", "tiles_in_rect"]
 
 
 # ----------------------------------------------------------------- validation
-def _as_grid(grid: Any) -> Grid:
-    if not isinstance(grid, Grid):
-        raise TypeError(f"grid must be a tilecast.Grid, got {type(grid).__name__}")
-    return grid
-
-
-def _as_rect(name: str, rect: Any) -> tuple[float, float, float, float]:
-    if isinstance(rect, str | bytes) or not hasattr(rect, "__len__"):
-        raise TypeError(f"{name} must be (x0, y0, x1, y1), got {type(rect).__name__}")
-    if len(rect) != 4:
-        raise ValueError(f"{name} must have 4 numbers (x0, y0, x1, y1), got {len(rect)}")
-    x0, y0, x1, y1 = (as_finite_float(f"{name}[{k}]", v) for k, v in enumerate(rect))
-    if x0 > x1 or y0 > y1:
-        raise ValueError(f"{name} must have x0 <= x1 and y0 <= y1, got {(x0, y0, x1, y1)}")
-    return (x0, y0, x1, y1)
-
-
 def _cells_from_spans(rows: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """Concatenate the column spans ``lo..hi`` of the given rows, row by row."""
     counts = np.maximum(hi - lo + 1, 0)
@@ -81,12 +70,13 @@ def _index_span(lo_t: float, hi_t: float, count: int) -> tuple[int, int]:
 
 
 # ------------------------------------------------------------------ rectangle
-def tiles_in_rect(grid: Grid, rect: Any) -> np.ndarray:
+def tiles_in_rect(grid: Grid | TileMap | np.ndarray, rect: Any) -> np.ndarray:
     """Cells whose closed box meets the closed rectangle, clipped to the map.
 
     Parameters
     ----------
-    grid : Grid
+    grid : Grid, TileMap or 2D bool array
+        The map; only its cell layout matters (on a ``TileMap`` the cells are its tiles).
     rect : (x0, y0, x1, y1)
         World rectangle with ``x0 <= x1`` and ``y0 <= y1``; mapped to tile
         space like a point, ``u = (x - ox) / w``.
@@ -105,11 +95,11 @@ def tiles_in_rect(grid: Grid, rect: Any) -> np.ndarray:
     >>> tiles_in_rect(grid, (-5.0, -5.0, -0.5, 9.0)).shape  # left of the map
     (0, 2)
     """
-    grid = _as_grid(grid)
-    x0, y0, x1, y1 = _as_rect("rect", rect)
-    (ox, oy), (w, h) = grid.origin, grid.tile_size
-    i0, i1 = _index_span((x0 - ox) / w, (x1 - ox) / w, grid.cols)
-    j0, j1 = _index_span((y0 - oy) / h, (y1 - oy) / h, grid.rows)
+    world = check_map(grid)
+    x0, y0, x1, y1 = as_rect("rect", rect)
+    (ox, oy), (w, h) = world.origin, world.tile_size
+    i0, i1 = _index_span((x0 - ox) / w, (x1 - ox) / w, world.cols)
+    j0, j1 = _index_span((y0 - oy) / h, (y1 - oy) / h, world.rows)
     if i0 > i1 or j0 > j1:
         return np.empty((0, 2), dtype=np.int64)
     rows = np.arange(j0, j1 + 1, dtype=np.int64)
@@ -226,7 +216,7 @@ def _circle_span(
     return first, last
 
 
-def tiles_in_circle(grid: Grid, center: Any, radius: float) -> np.ndarray:
+def tiles_in_circle(grid: Grid | TileMap | np.ndarray, center: Any, radius: float) -> np.ndarray:
     """Cells whose closed box meets the closed disc, clipped to the map, row by row.
 
     Decided exactly in world units, with each box's corners ``ox + i*w``,
@@ -239,7 +229,8 @@ def tiles_in_circle(grid: Grid, center: Any, radius: float) -> np.ndarray:
 
     Parameters
     ----------
-    grid : Grid
+    grid : Grid, TileMap or 2D bool array
+        The map; only its cell layout matters (on a ``TileMap`` the cells are its tiles).
     center : (float, float)
         World point.
     radius : float
@@ -269,17 +260,17 @@ def tiles_in_circle(grid: Grid, center: Any, radius: float) -> np.ndarray:
     >>> tiles_in_circle(strip, (0.25, 0.05), 0.05000000000000002).tolist()  # reaches 3*0.1
     [[1, 0], [2, 0], [3, 0]]
     """
-    grid = _as_grid(grid)
+    world = check_map(grid)
     cx, cy = as_point("center", center)
     r = as_nonnegative_float("radius", radius)
-    (ox, oy), (w, h) = grid.origin, grid.tile_size
-    j0, j1 = _circle_span(cy, (0.0, 0.0, None), r, oy, h, grid.rows)
+    (ox, oy), (w, h) = world.origin, world.tile_size
+    j0, j1 = _circle_span(cy, (0.0, 0.0, None), r, oy, h, world.rows)
     if j0 > j1:
         return np.empty((0, 2), dtype=np.int64)
     rows = np.arange(j0, j1 + 1, dtype=np.int64)
     lo = np.empty(len(rows), dtype=np.int64)
     hi = np.empty(len(rows), dtype=np.int64)
-    e_y = corner_error(oy, h, grid.rows)
+    e_y = corner_error(oy, h, world.rows)
     for k, j in enumerate(range(j0, j1 + 1)):
         # the row's gap max(D0, D1, 0), D0 = oy + j*h - cy and D1 = cy - (oy + (j+1)*h)
         # exactly; d0, d1 are them in float64, each within e_y + ROUNDING*|d| of them
@@ -290,7 +281,7 @@ def tiles_in_circle(grid: Grid, center: Any, radius: float) -> np.ndarray:
         else:
             gy = max(d0, d1, 0.0)
             e_gy = e_y + ROUNDING * max(abs(d0), abs(d1))
-        lo[k], hi[k] = _circle_span(cx, (gy, e_gy, (cy, oy, j, h)), r, ox, w, grid.cols)
+        lo[k], hi[k] = _circle_span(cx, (gy, e_gy, (cy, oy, j, h)), r, ox, w, world.cols)
     return _cells_from_spans(rows, lo, hi)
 
 

@@ -29,8 +29,9 @@ from tilecast._validate import (
     as_nonnegative_float,
     as_point,
     as_positive_float,
+    as_rect,
 )
-from tilecast.regions import _as_rect, circle_rect_exact
+from tilecast.regions import circle_rect_exact
 from tilecast.results import RayContact
 
 __all__ = ["SpatialHash"]
@@ -341,7 +342,7 @@ class SpatialHash:
         if sum(given) != 1:
             raise ValueError("give exactly one of box=, segment= or circle=")
         if box is not None:
-            return _BOX, _as_rect("box", box)
+            return _BOX, as_rect("box", box)
         if segment is not None:
             if isinstance(segment, str | bytes) or not hasattr(segment, "__len__"):
                 raise TypeError("segment must be ((ax, ay), (bx, by))")
@@ -550,7 +551,7 @@ class SpatialHash:
         >>> world.query_rect((1, 1, 2, 2)).tolist()  # touches the box's corner only
         [1]
         """
-        x0, y0, x1, y1 = _as_rect("rect", rect)
+        x0, y0, x1, y1 = as_rect("rect", rect)
         slots = self._candidates(*self._range(x0, y0, x1, y1))
 
         def boxes(g: _FloatArray) -> _BoolArray:

@@ -50,9 +50,10 @@ from tilecast._validate import (
     as_int_array,
     as_pixel_size,
     as_point,
-    as_positive_float,
+    as_tile_size,
 )
-from tilecast.grid import OUTSIDE_POLICIES, Grid
+from tilecast.grid import Grid
+from tilecast.world import OUTSIDE_POLICIES, World
 
 __all__ = [
     "EMPTY",
@@ -333,7 +334,7 @@ class TileSet:
 
 
 # ------------------------------------------------------------------- TileMap
-class TileMap:
+class TileMap(World):
     """A grid of cells, each holding a (possibly flipped) tile of a :class:`TileSet`.
 
     Parameters
@@ -380,20 +381,16 @@ class TileMap:
     """
 
     __slots__ = (
-        "_accel",
         "_cell_kinds",
         "_cell_variant",
         "_empty",
         "_flips",
-        "_origin",
-        "_outside",
+        "_solid_cells",
         "_tile_ids",
-        "_tile_size",
         "_tileset",
         "_variant_keys",
         "_variant_kinds",
         "_variant_masks",
-        "_version",
     )
 
     def __init__(
@@ -433,11 +430,7 @@ class TileMap:
         self._origin = as_point("origin", origin)
         self._outside = as_choice("outside", outside, OUTSIDE_POLICIES)
         self._version = 0
-        # Acceleration data derived from the tiles (e.g. the batch kernel's
-        # tile info map), keyed by name. As on ``Grid``: a value may define
-        # ``update(tilemap, cells)`` to follow a change; values without it are
-        # dropped by ``set_tile`` (and rebuilt on next use).
-        self._accel: dict[str, Any] = {}
+        self._accel = {}
         self._rebuild_variants()
 
     def _checked_flips(self, flips: np.ndarray, present: np.ndarray) -> np.ndarray:
@@ -462,14 +455,7 @@ class TileMap:
         if tile_size is None:
             tw, th = self._tileset.tile_size
             return (float(tw), float(th))
-        if isinstance(tile_size, tuple | list | np.ndarray):
-            width, height = as_point("tile_size", tile_size)
-            return (
-                as_positive_float("tile_size[0]", width),
-                as_positive_float("tile_size[1]", height),
-            )
-        size = as_positive_float("tile_size", tile_size)
-        return (size, size)
+        return as_tile_size(tile_size)
 
     def _rebuild_variants(self) -> None:
         """Derive the flat variant tables from ``tile_ids`` and ``flips``."""
@@ -491,6 +477,7 @@ class TileMap:
         self._variant_kinds = _readonly(variant_kinds)
         self._cell_variant = _readonly(cell_variant)
         self._cell_kinds = _readonly(cell_kinds)
+        self._solid_cells = _readonly(cell_kinds != EMPTY)
 
     # ------------------------------------------------------------------ basics
     @property
@@ -520,19 +507,18 @@ class TileMap:
         return (rows, cols)
 
     @property
-    def rows(self) -> int:
-        """Number of rows of tiles."""
-        return int(self._tile_ids.shape[0])
+    def solid(self) -> np.ndarray:
+        """Read-only bool ``(rows, cols)``: True where the cell's tile has a solid pixel.
 
-    @property
-    def cols(self) -> int:
-        """Number of columns of tiles."""
-        return int(self._tile_ids.shape[1])
+        What cell queries (``fov``, :meth:`is_solid`) read; rays read the pixels.
 
-    @property
-    def tile_size(self) -> tuple[float, float]:
-        """World size ``(w, h)`` of one tile."""
-        return self._tile_size
+        Examples
+        --------
+        >>> from tilecast import TileMap, TileSet
+        >>> TileMap([[0, 1, -1]], TileSet([[[0, 0]], [[0, 1]]])).solid.tolist()
+        [[False, True, False]]
+        """
+        return self._solid_cells
 
     @property
     def tile_pixels(self) -> tuple[int, int]:
@@ -544,21 +530,6 @@ class TileMap:
         """World size of one pixel, ``(w / tw, h / th)`` in float64."""
         tw, th = self._tileset.tile_size
         return (self._tile_size[0] / tw, self._tile_size[1] / th)
-
-    @property
-    def origin(self) -> tuple[float, float]:
-        """World position of the corner of cell (0, 0)."""
-        return self._origin
-
-    @property
-    def outside(self) -> str:
-        """``"empty"`` or ``"solid"``: what lies beyond the map."""
-        return self._outside
-
-    @property
-    def version(self) -> int:
-        """Counter bumped by every :meth:`set_tile`."""
-        return self._version
 
     @property
     def cell_variant(self) -> np.ndarray:
@@ -624,7 +595,7 @@ class TileMap:
         [[False, True, False]]
         """
         return Grid(
-            self._cell_kinds != EMPTY,
+            self.solid,
             tile_size=self._tile_size,
             origin=self._origin,
             outside=self._outside,
@@ -695,20 +666,11 @@ class TileMap:
         tw, th = self._tileset.tile_size
         if flip & FLIP_DIAGONAL and tw != th and tile != self._empty:
             raise ValueError(f"flips: the diagonal flip needs square tiles, these are {tw}x{th}")
-        cols, rows = cell_array[:, 0], cell_array[:, 1]
-        off_map = (cols < 0) | (cols >= self.cols) | (rows < 0) | (rows >= self.rows)
-        if off_map.any():
-            bad = cell_array[np.argmax(off_map)]
-            raise ValueError(f"cells must lie on the {self.rows}x{self.cols} map, got {tuple(bad)}")
+        self._check_on_map(cell_array)
         if len(cell_array) == 0:
             return
+        cols, rows = cell_array[:, 0], cell_array[:, 1]
         self._tile_ids[rows, cols] = tile
         self._flips[rows, cols] = 0 if tile == self._empty else flip
-        self._version += 1
         self._rebuild_variants()
-        for key, data in list(self._accel.items()):
-            update = getattr(data, "update", None)
-            if update is None:
-                del self._accel[key]
-            else:
-                update(self, cell_array)
+        self._edited(cell_array)

@@ -18,8 +18,15 @@ from typing import Any
 
 import numpy as np
 
-from tilecast._validate import as_choice, as_finite_float, as_point, as_positive_float
+from tilecast._validate import (
+    as_choice,
+    as_finite_float,
+    as_point,
+    as_positive_float,
+    check_map,
+)
 from tilecast.grid import Grid
+from tilecast.tiles import TileMap
 
 __all__ = ["visibility_polygon", "wall_segments"]
 
@@ -370,15 +377,18 @@ def _rays(
 
 
 # -------------------------------------------------------------- tile walls
-def wall_segments(grid: Grid) -> np.ndarray:
+def wall_segments(grid: Grid | TileMap | np.ndarray) -> np.ndarray:
     """Return the walls of a tile grid: boundaries between free and solid cells.
 
     Parameters
     ----------
-    grid : Grid
+    grid : Grid, TileMap or 2D bool array
         Beyond the map counts as solid when ``grid.outside == "solid"`` (so the
         map's border is a wall wherever a free cell touches it) and as free
-        when ``"empty"``.
+        when ``"empty"``. On a :class:`~tilecast.TileMap` the walls are the
+        outlines of its solid *pixels* (those of
+        :meth:`~tilecast.TileMap.to_pixel_grid`), so that a visibility polygon
+        among them agrees with :func:`~tilecast.raycast` on the map.
 
     Returns
     -------
@@ -393,13 +403,18 @@ def wall_segments(grid: Grid) -> np.ndarray:
     [[1.0, 0.0, 2.0, 0.0], [1.0, 1.0, 2.0, 1.0], [1.0, 0.0, 1.0, 1.0], [2.0, 0.0, 2.0, 1.0]]
     >>> len(wall_segments(Grid([[0, 0], [0, 0]], outside="solid")))  # the border
     4
+    >>> from tilecast import TileMap, TileSet
+    >>> corner = TileSet([[[1, 0], [0, 0]]])  # one solid pixel in a 2x2 tile
+    >>> wall_segments(TileMap([[0]], corner, tile_size=2.0)).reshape(-1, 4).tolist()
+    [[0.0, 0.0, 1.0, 0.0], [0.0, 1.0, 1.0, 1.0], [0.0, 0.0, 0.0, 1.0], [1.0, 0.0, 1.0, 1.0]]
     """
-    if not isinstance(grid, Grid):
-        raise TypeError(f"grid must be a tilecast.Grid, got {type(grid).__name__}")
-    fill = grid.outside == "solid"
-    solid = np.pad(np.asarray(grid.solid), 1, constant_values=fill)
-    ox, oy = grid.origin
-    w, h = grid.tile_size
+    world = check_map(grid)
+    if isinstance(world, TileMap):
+        world = world.to_pixel_grid()
+    fill = world.outside == "solid"
+    solid = np.pad(np.asarray(world.solid), 1, constant_values=fill)
+    ox, oy = world.origin
+    w, h = world.tile_size
     segments: list[tuple[float, float, float, float]] = []
     # Horizontal lines y = j (tile space): differ[j, i] where cells (i, j-1), (i, j) differ.
     differ = solid[1:, 1:-1] != solid[:-1, 1:-1]

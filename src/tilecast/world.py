@@ -1,0 +1,219 @@
+"""What every query takes: a rectangle of cells placed in the world.
+
+:class:`World` is the base of :class:`~tilecast.Grid` (one solidity bit per
+cell) and :class:`~tilecast.TileMap` (a tile with a pixel mask per cell). It
+holds what the two share: the cell layout (``shape``, ``tile_size``,
+``origin``), what lies beyond the map (``outside``), the edit counter
+(``version``), the world <-> tile space mapping, and the cell-level solidity
+that cell queries (field of view, ``is_solid``) read.
+
+Every query maps a world point ``(x, y)`` to *tile space* with exactly two
+float64 operations per coordinate, ``u = (x - ox) / w`` and ``v = (y - oy) / h``;
+cell ``(i, j)`` is then the half-open unit box ``[i, i+1) x [j, j+1)`` and every
+decision about cells is made exactly on those doubles.
+
+What each kind of query reads
+-----------------------------
+========================================  ==========================  ==========================
+query                                     on a ``Grid``               on a ``TileMap``
+========================================  ==========================  ==========================
+``raycast``, ``raycast_all``,             solid cells                 solid *pixels* (as on
+``line_of_sight``, ``raycast_many``,                                  ``to_pixel_grid()``)
+``scan``, ``scan_many``
+``wall_segments`` (and so                 outlines of solid cells     outlines of solid pixels
+``visibility_polygon`` on its walls)
+``fov``, ``fov_many``, ``is_solid``       solid cells                 cells whose tile has a
+                                                                      solid pixel (``solid``)
+``traverse``, ``tiles_in_rect``,          cells (tiles)               cells (tiles)
+``tiles_in_circle``
+========================================  ==========================  ==========================
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from tilecast._validate import as_cell, as_point
+
+__all__ = ["OUTSIDE_POLICIES", "World"]
+
+OUTSIDE_POLICIES = ("empty", "solid")
+
+
+class World:
+    """Base of :class:`~tilecast.Grid` and :class:`~tilecast.TileMap`: cells placed in the world.
+
+    Not built directly; every query that takes a ``Grid`` takes a ``TileMap``
+    (see the module docstring for what each query reads on one) and a 2D
+    bool array (a ``Grid`` with unit tiles at the origin).
+
+    Examples
+    --------
+    >>> from tilecast import Grid, World
+    >>> grid = Grid([[0, 1], [0, 0]], tile_size=(2.0, 1.0), origin=(-1.0, 0.0))
+    >>> isinstance(grid, World)
+    True
+    >>> grid.cell_at((1.5, 0.25)), grid.cell_bounds((1, 0))
+    ((1, 0), (1.0, 0.0, 3.0, 1.0))
+    """
+
+    __slots__ = ("_accel", "_origin", "_outside", "_tile_size", "_version")
+
+    _tile_size: tuple[float, float]
+    _origin: tuple[float, float]
+    _outside: str
+    _version: int
+    # Acceleration data derived from the map (clearance maps, the batch
+    # kernel's tile info), keyed by name. A value may define
+    # ``update(world, cells)`` to follow an edit in place; values without it
+    # are dropped by the edit and rebuilt on next use.
+    _accel: dict[str, Any]
+
+    # ------------------------------------------------------------ subclasses
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(rows, cols)`` of the map, in cells."""
+        raise NotImplementedError
+
+    @property
+    def solid(self) -> np.ndarray:
+        """Read-only bool ``(rows, cols)``: True where a cell holds something solid."""
+        raise NotImplementedError
+
+    # ----------------------------------------------------------------- basics
+    @property
+    def rows(self) -> int:
+        """Number of rows (cells along y)."""
+        return self.shape[0]
+
+    @property
+    def cols(self) -> int:
+        """Number of columns (cells along x)."""
+        return self.shape[1]
+
+    @property
+    def tile_size(self) -> tuple[float, float]:
+        """Cell ``(width, height)`` in world units."""
+        return self._tile_size
+
+    @property
+    def origin(self) -> tuple[float, float]:
+        """World position of the corner of cell (0, 0) (top-left when y points down)."""
+        return self._origin
+
+    @property
+    def outside(self) -> str:
+        """``"empty"`` or ``"solid"``: what lies beyond the map."""
+        return self._outside
+
+    @property
+    def version(self) -> int:
+        """Counter bumped by every edit; cached data compares it."""
+        return self._version
+
+    # --------------------------------------------------------------- geometry
+    def to_tile_space(self, point: Any) -> tuple[float, float]:
+        """Map a world point to tile space: ``((x - ox) / w, (y - oy) / h)``.
+
+        Examples
+        --------
+        >>> from tilecast import Grid
+        >>> Grid([[0]], tile_size=(2.0, 4.0), origin=(1.0, 1.0)).to_tile_space((5.0, -3.0))
+        (2.0, -1.0)
+        """
+        x, y = as_point("point", point)
+        u = (x - self._origin[0]) / self._tile_size[0]
+        v = (y - self._origin[1]) / self._tile_size[1]
+        if not (math.isfinite(u) and math.isfinite(v)):
+            raise ValueError(
+                f"point {(x, y)} is too far from the origin for this map: "
+                f"its tile coordinates overflow ({(u, v)})"
+            )
+        return (u, v)
+
+    def cell_at(self, point: Any) -> tuple[int, int]:
+        """Return the cell ``(i, j)`` containing a world point (floor in tile space).
+
+        Exact for negative coordinates: the point on a grid line belongs to the
+        cell on its positive side.
+
+        Examples
+        --------
+        >>> from tilecast import Grid
+        >>> grid = Grid([[0]])
+        >>> grid.cell_at((-0.5, 2.0))
+        (-1, 2)
+        >>> Grid([[0]], tile_size=0.1).cell_at((0.3, 0.0))  # 0.3 / 0.1 < 3 in doubles
+        (2, 0)
+        """
+        u, v = self.to_tile_space(point)
+        return (math.floor(u), math.floor(v))
+
+    def cell_bounds(self, cell: Any) -> tuple[float, float, float, float]:
+        """World box ``(x0, y0, x1, y1)`` of a cell, ``ox + i*w`` etc. in float64.
+
+        Examples
+        --------
+        >>> from tilecast import Grid
+        >>> Grid([[0]], tile_size=(2.0, 3.0), origin=(10.0, 0.0)).cell_bounds((-1, 2))
+        (8.0, 6.0, 10.0, 9.0)
+        """
+        i, j = as_cell("cell", cell)
+        ox, oy = self._origin
+        w, h = self._tile_size
+        return (ox + i * w, oy + j * h, ox + (i + 1) * w, oy + (j + 1) * h)
+
+    def in_bounds(self, cell: Any) -> bool:
+        """Return True when the cell lies on the map.
+
+        Examples
+        --------
+        >>> from tilecast import Grid
+        >>> Grid([[0, 0]]).in_bounds((1, 0)), Grid([[0, 0]]).in_bounds((2, 0))
+        (True, False)
+        """
+        i, j = as_cell("cell", cell)
+        rows, cols = self.shape
+        return 0 <= i < cols and 0 <= j < rows
+
+    def is_solid(self, cell: Any) -> bool:
+        """Solidity of a cell (on a ``TileMap``: its tile has a solid pixel); beyond: ``outside``.
+
+        Examples
+        --------
+        >>> from tilecast import Grid
+        >>> grid = Grid([[1, 0]], outside="solid")
+        >>> grid.is_solid((0, 0)), grid.is_solid((1, 0)), grid.is_solid((5, -3))
+        (True, False, True)
+        """
+        i, j = as_cell("cell", cell)
+        rows, cols = self.shape
+        if 0 <= i < cols and 0 <= j < rows:
+            return self._cell_solid(i, j)
+        return self._outside == "solid"
+
+    def _cell_solid(self, i: int, j: int) -> bool:
+        return bool(self.solid[j, i])
+
+    # ------------------------------------------------------------------ edits
+    def _check_on_map(self, cells: np.ndarray) -> None:
+        """Raise ``ValueError`` naming ``cells`` when one of them lies off the map."""
+        rows, cols = self.shape
+        i, j = cells[:, 0], cells[:, 1]
+        off_map = (i < 0) | (i >= cols) | (j < 0) | (j >= rows)
+        if off_map.any():
+            bad = cells[np.argmax(off_map)]
+            raise ValueError(f"cells must lie on the {rows}x{cols} map, got cell {tuple(bad)}")
+
+    def _edited(self, cells: np.ndarray) -> None:
+        """Bump :attr:`version` and bring the acceleration data up to date after an edit."""
+        self._version += 1
+        for key, data in list(self._accel.items()):
+            update = getattr(data, "update", None)
+            if update is None:
+                del self._accel[key]
+            else:
+                update(self, cells)
