@@ -286,3 +286,58 @@ def test_long_batches_with_directions_of_any_length():
     assert 0.3 * n < hits.hit.sum() < n  # both hits and misses (off the map, max_distance)
     origins = np.column_stack([rng.uniform(-2, 90, n), rng.uniform(-4, 115, n)])
     assert_same_as_raycast(grid, origins, dirs, limits, diagonal_gaps="open")
+
+
+def _assert_same_hits(a: Hits, b: Hits) -> None:
+    for name in ("hit", "distance", "point", "normal", "cell", "inside", "pixel"):
+        x, y = getattr(a, name), getattr(b, name)
+        if x is None or y is None:
+            assert x is None and y is None, name
+            continue
+        assert x.dtype == y.dtype and x.shape == y.shape, name
+        np.testing.assert_array_equal(x, y, err_msg=name)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=st.data(),
+    grid=grids(),
+    limit=st.sampled_from([math.inf, 0.0, 2.5, 40.0]),
+    gaps=st.sampled_from(["block_if_both", "block_if_either", "open"]),
+    ignore=st.booleans(),
+)
+def test_one_ray_fast_path_equals_the_batch_path(data, grid, limit, gaps, ignore):  # fmt: skip
+    """A single (x, y) pair takes a path without arrays; its answer is the batch's, to the bit."""
+    origin, direction = data.draw(points(grid)), data.draw(directions(grid))
+    kwargs = {"diagonal_gaps": gaps, "ignore_start": ignore}
+    one = raycast_many(grid, tuple(origin), list(direction), limit, **kwargs)
+    batch = raycast_many(grid, np.array([origin]), np.array([direction]), np.array([limit]),
+                         **kwargs)  # fmt: skip
+    _assert_same_hits(one, batch)
+    hit = raycast(grid, origin, direction, limit, **kwargs)
+    assert one[0] == hit
+
+
+def test_one_ray_fast_path_on_tile_maps_far_rays_and_bad_input():
+    from tilecast import TileMap, TileSet
+
+    slope = np.tril(np.ones((4, 4), dtype=bool))
+    tmap = TileMap([[-1, 0, 0]], TileSet([slope]), flips=[[0, 0, 1]])
+    for origin, direction in [((0.5, 2.5), (1.0, 0.0)), ((0.5, 2.5), (0.0, -1.0)),
+                              ((5.0, 1.0), (1.0, 1.0))]:  # fmt: skip
+        _assert_same_hits(
+            raycast_many(tmap, origin, direction),
+            raycast_many(tmap, np.array([origin]), np.array([direction])),
+        )
+    grid = Grid(np.zeros((3, 3), bool), outside="solid")
+    far = ((1e17, 1.5), (-1.0, 1e-9))  # beyond the compiled range: the exact far path
+    _assert_same_hits(raycast_many(grid, *far), raycast_many(grid, [far[0]], [far[1]]))
+    assert raycast_many(grid, *far)[0] == raycast(grid, *far)
+    with pytest.raises(ValueError, match="origins"):
+        raycast_many(grid, (math.nan, 0.0), (1.0, 0.0))
+    with pytest.raises(ValueError, match="directions"):
+        raycast_many(grid, (0.0, 0.0), (0.0, 0.0))
+    with pytest.raises(ValueError, match="max_distance"):
+        raycast_many(grid, (0.0, 0.0), (1.0, 0.0), -1.0)
+    with pytest.raises(TypeError, match="origins"):
+        raycast_many(grid, (0.0, "a"), (1.0, 0.0))

@@ -21,8 +21,10 @@ from tilecast import _farwalk
 from tilecast._threads import run_tasks
 from tilecast._validate import (
     as_choice_index,
+    as_direction,
     as_finite_float,
     as_flag,
+    as_point,
     as_points_array,
     as_positive_float,
     as_real_array,
@@ -30,8 +32,8 @@ from tilecast._validate import (
 )
 from tilecast._walkmap import CLEARANCE_CAP, WalkMap, clearance_map, tile_info_map, walk_map
 from tilecast.grid import Grid
-from tilecast.rays import DIAGONAL_GAPS, raycast
-from tilecast.results import Hits
+from tilecast.rays import DIAGONAL_GAPS, DONE, FOUND, cast_one, raycast, walk_first
+from tilecast.results import Hit, Hits
 from tilecast.tiles import TileMap
 
 __all__ = [
@@ -234,10 +236,22 @@ def raycast_many(
     ([[1, 0], [-1, -1]], [[0, 2], [-1, -1]], [4.0, 2.5])
     """
     view, is_tilemap = walk_map(grid)
-    origin_array = as_points_array("origins", origins)
-    direction_array = _as_directions(directions)
     gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
     ignore = as_flag("ignore_start", ignore_start)
+    if _is_pair(origins) and _is_pair(directions) and type(max_distance) is float:
+        # one ray: no arrays until the answer (see _one_ray)
+        x0, y0 = as_point("origins", origins)
+        dx, dy = as_direction("directions", directions)
+        limit = max_distance if max_distance >= 0.0 else _as_max_distances(max_distance, 1)[0]
+        r = walk_first(view, x0, y0, dx, dy, limit, gaps, ignore)
+        if r[0] == FOUND:
+            return _one_hit(r, is_tilemap)
+        if r[0] == DONE:
+            return _one_ray(None, is_tilemap)
+        return _one_ray(cast_one(grid, view, is_tilemap, x0, y0, dx, dy, limit, gaps, ignore),
+                        is_tilemap)  # fmt: skip
+    origin_array = as_points_array("origins", origins)
+    direction_array = _as_directions(directions)
     n_origins, n_directions = len(origin_array), len(direction_array)
     if n_origins != 1 and n_directions != 1 and n_origins != n_directions:
         raise ValueError(
@@ -253,6 +267,59 @@ def raycast_many(
     )  # fmt: skip
     return Hits(distance < math.inf, distance, point, normal, cell, inside,
                 pixel if is_tilemap else None)  # fmt: skip
+
+
+def _is_pair(value: Any) -> bool:
+    """Say whether ``value`` is a tuple or list of two plain numbers (one point)."""
+    kind = type(value)
+    return (kind is tuple or kind is list) and len(value) == 2 and type(value[0]) in _PLAIN
+
+
+_PLAIN = (float, int)
+
+
+def _one_hit(r: tuple[Any, ...], is_tilemap: bool) -> Hits:
+    """``Hits`` of one ray from the walk's raw result (see :func:`walk_first`).
+
+    Empty arrays filled item by item: the cheapest way NumPy has to make
+    seven one-row arrays.
+    """
+    distance = np.empty(1)
+    distance[0] = r[7]
+    point = np.empty((1, 2))
+    point[0, 0] = r[8]
+    point[0, 1] = r[9]
+    normal = np.empty((1, 2))
+    normal[0, 0] = r[10]
+    normal[0, 1] = r[11]
+    cell = np.empty((1, 2), dtype=np.int64)
+    cell[0, 0] = r[12]
+    cell[0, 1] = r[13]
+    inside = np.empty(1, dtype=np.bool_)
+    inside[0] = r[14]
+    pixel = None
+    if is_tilemap:
+        pixel = np.empty((1, 2), dtype=np.int64)
+        pixel[0, 0] = r[15]
+        pixel[0, 1] = r[16]
+    return Hits(np.ones(1, np.bool_), distance, point, normal, cell, inside, pixel)
+
+
+def _one_ray(hit: Hit | None, is_tilemap: bool) -> Hits:
+    """``Hits`` of one ray from its :class:`Hit`, or of a miss."""
+    if hit is None:
+        return Hits(np.zeros(1, np.bool_), _MISS_DISTANCE.copy(), _MISS_POINT.copy(),
+                    np.zeros((1, 2)), _MISS_CELL.copy(), np.zeros(1, np.bool_),
+                    _MISS_CELL.copy() if is_tilemap else None)  # fmt: skip
+    pixel = hit.pixel or (-1, -1)
+    raw = (FOUND, 0, 0, 0, 0, 0, 0, hit.distance, *hit.point, *hit.normal, *hit.cell,
+           hit.inside, *pixel)  # fmt: skip
+    return _one_hit(raw, is_tilemap)
+
+
+_MISS_DISTANCE = np.full(1, math.inf)
+_MISS_POINT = np.full((1, 2), math.nan)
+_MISS_CELL = np.full((1, 2), -1, dtype=np.int64)
 
 
 def _as_angles(angles: Any) -> NDArray[np.float64]:

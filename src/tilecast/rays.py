@@ -25,7 +25,7 @@ from tilecast._validate import (
     as_point,
     check_map,
 )
-from tilecast._walkmap import walk_map
+from tilecast._walkmap import WalkMap, walk_map
 from tilecast.grid import Grid
 from tilecast.results import Hit, Step
 from tilecast.tiles import TileMap
@@ -46,6 +46,7 @@ CORNER_POLICIES = ("both", "x_first", "y_first", "none")
 # imported on first use so that ``import tilecast`` does not load Numba)
 _FIRST, _ALL, _SIGHT, _CELLS = 0, 1, 2, 3
 _DONE, _UNSAFE, _FOUND, _MORE = 0, 1, 2, 3
+DONE, FOUND = _DONE, _FOUND  # the statuses walk_first reports
 _NO_EVENTS_F = np.empty((0, 5))
 _NO_EVENTS_I = np.empty((0, 5), dtype=np.int64)
 _NO_INFO = np.zeros((4, 1, 1), dtype=np.int8)
@@ -151,9 +152,38 @@ def raycast(
     limit = _limit(max_distance)
     gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
     ignore = as_flag("ignore_start", ignore_start)
+    return cast_one(grid, view, is_tilemap, x0, y0, dx, dy, limit, gaps, ignore)
+
+
+def walk_first(
+    view: WalkMap, x0: float, y0: float, dx: float, dy: float, limit: float, gaps: int,
+    ignore: bool,
+) -> tuple[Any, ...]:  # fmt: skip
+    """Run the compiled walk for one checked ray's first hit; return its raw result tuple.
+
+    ``r[0]`` is the status (:data:`FOUND`, :data:`DONE`, or another value when
+    the ray needs the exact far path of :func:`cast_one`); on ``FOUND``,
+    ``r[7]`` is the distance, ``r[8:10]`` the point, ``r[10:12]`` the normal,
+    ``r[12:14]`` the cell, ``r[14]`` inside (0 or 1), ``r[15:17]`` the pixel.
+    """
     walk = _entry_point or _walk()
-    r = walk(*view, _FIRST, gaps, 0, ignore, x0, y0, dx, dy, limit, 0, 0, 0, 0, 0, 0.0,
-             _NO_EVENTS_F, _NO_EVENTS_I)  # fmt: skip
+    result: tuple[Any, ...] = walk(*view, _FIRST, gaps, 0, ignore, x0, y0, dx, dy, limit, 0, 0,
+                                   0, 0, 0, 0.0, _NO_EVENTS_F, _NO_EVENTS_I)  # fmt: skip
+    return result
+
+
+def cast_one(
+    grid: Any, view: WalkMap, is_tilemap: bool, x0: float, y0: float, dx: float, dy: float,
+    limit: float, gaps: int, ignore: bool,
+) -> Hit | None:  # fmt: skip
+    """First hit of one checked ray: one call of the compiled walk (exact far path beyond it).
+
+    The arguments are already checked (``view, is_tilemap = walk_map(grid)``,
+    finite floats, a non-zero direction, ``limit >= 0``, ``gaps`` an index of
+    :data:`DIAGONAL_GAPS`); :func:`raycast` and a one-ray
+    :func:`~tilecast.raycast_many` both end here.
+    """
+    r = walk_first(view, x0, y0, dx, dy, limit, gaps, ignore)
     status = r[0]
     if status == _FOUND:
         return tuple.__new__(
