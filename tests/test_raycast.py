@@ -7,7 +7,17 @@ from hypothesis import strategies as st
 
 from reference.oracle import line_of_sight_oracle, raycast_all_oracle
 from strategies import directions, grids, points
-from tilecast import Grid, Hit, line_of_sight, raycast, raycast_all
+from tilecast import (
+    Grid,
+    Hit,
+    line_of_sight,
+    raycast,
+    raycast_all,
+    raycast_many,
+    scan,
+    scan_many,
+    traverse,
+)
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 GAPS = ["block_if_both", "block_if_either", "open"]
@@ -224,3 +234,46 @@ def test_line_of_sight_end_cells_do_not_block():
 def test_bad_input_names_the_argument(call, error, match):
     with pytest.raises(error, match=match):
         call(Grid([[0, 1]]))
+
+
+# ------------------------------------------------- numbers at the edge of float64
+def test_tile_coordinates_that_overflow_are_refused_naming_the_argument():
+    tiny = Grid(np.zeros((4, 4), dtype=bool), tile_size=1e-300)
+    far_origin = Grid(np.zeros((4, 4), dtype=bool), origin=(1e300, 1e300), tile_size=1e-10)
+    cases = [
+        (lambda: tiny.cell_at((1e308, 0.0)), "point"),
+        (lambda: raycast(tiny, (1e308, 0.0), (1.0, 0.0)), "origin"),
+        (lambda: raycast_all(tiny, (0.0, 1e308), (1.0, 0.0)), "origin"),
+        (lambda: list(traverse(tiny, (1e308, 0.0), (0.0, 0.0))), "start"),
+        (lambda: list(traverse(tiny, (0.0, 0.0), (0.0, -1e308))), "end"),
+        (lambda: line_of_sight(tiny, (0.0, 0.0), (1e308, 0.0)), "b"),
+        (lambda: raycast(far_origin, (0.0, 0.0), (1.0, 1.0)), "origin"),
+        (lambda: raycast_many(far_origin, [(0.0, 0.0)], [(1.0, 1.0)]), r"origins\[0\]"),
+        (lambda: scan(tiny, (1e308, 0.0, 0.0), [0.0, 1.0], 5.0), "pose"),
+        (lambda: scan_many(tiny, [(0.0, 0.0, 0.0), (1e308, 0.0, 0.0)], [0.0], 5.0), r"poses\[1\]"),
+    ]
+    for call, name in cases:
+        with pytest.raises(ValueError, match=name):
+            call()
+
+
+def test_raycast_and_raycast_many_agree_far_beyond_a_solid_outside():
+    """A ray starting 1e20 tiles out in a solid outside: its cell does not fit a hit's int64."""
+    grid = Grid(np.zeros((4, 4), dtype=bool), outside="solid")
+    for origin, direction in [((1e20, 1e20), (-1.0, -1.0)), ((1e20, 2.5), (1.0, 0.0))]:
+        with pytest.raises(ValueError, match="origin"):
+            raycast(grid, origin, direction)
+        with pytest.raises(ValueError, match=r"origins\[0\]"):
+            raycast_many(grid, [origin], [direction])
+        with pytest.raises(ValueError, match="origins"):
+            raycast_many(grid, origin, direction)
+    # Within int64 both answer, alike.
+    origin = (-(2.0**62), 2.5)
+    hit = raycast(grid, origin, (1.0, 0.0))
+    assert hit is not None and hit.inside and hit.cell == (-(2**62), 2)
+    assert raycast_many(grid, [origin], [(1.0, 0.0)])[0] == hit
+    # And with an empty outside the far ray flies in and hits the map as before.
+    open_grid = Grid(np.eye(4, dtype=bool))
+    hit = raycast(open_grid, (-1e20, 0.5), (1.0, 0.0))
+    assert hit is not None and hit.cell == (0, 0)
+    assert raycast_many(open_grid, [(-1e20, 0.5)], [(1.0, 0.0)])[0] == hit

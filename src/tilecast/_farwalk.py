@@ -223,6 +223,33 @@ def normalised_direction(dx: float, dy: float) -> tuple[float, float]:
     return math.ldexp(dx, 1 - exponent), math.ldexp(dy, 1 - exponent)
 
 
+def to_tile_space(
+    name: str, point: tuple[float, float], origin: tuple[float, float], size: tuple[float, float]
+) -> tuple[float, float]:
+    """Map a checked world point to tile space, or raise ``ValueError`` naming it on overflow."""
+    u = (point[0] - origin[0]) / size[0]
+    v = (point[1] - origin[1]) / size[1]
+    if not (math.isfinite(u) and math.isfinite(v)):
+        raise ValueError(
+            f"{name} {point} is too far from the map's origin {origin} for its cell size "
+            f"{size}: its cell coordinates overflow a float"
+        )
+    return u, v
+
+
+#: Cells a hit can report: within int64, like the cell arrays of ``raycast_many``.
+CELL_LIMIT = 2**63
+
+
+def check_reportable(name: str, cell: tuple[int, int]) -> None:
+    """Raise ``ValueError`` naming ``name`` when a hit's cell does not fit in int64."""
+    if not (-CELL_LIMIT <= cell[0] < CELL_LIMIT and -CELL_LIMIT <= cell[1] < CELL_LIMIT):
+        raise ValueError(
+            f"{name}: the ray starts in the solid cell {cell} beyond the map, which is "
+            f"outside the cells a hit can report (int64: within +-2**63)"
+        )
+
+
 # ------------------------------------------------------------- walk spaces
 @dataclass(frozen=True, slots=True)
 class _Space:
@@ -340,8 +367,15 @@ def cast(
     max_distance: float,
     gaps: str,
     ignore_start: bool,
+    origin_name: str = "origin",
 ) -> Iterator[Hit]:
-    """Yield every solid cell (or pixel) the ray enters, in order (see ``raycast_all``)."""
+    """Yield every solid cell (or pixel) the ray enters, in order (see ``raycast_all``).
+
+    Raises ``ValueError`` naming ``origin_name`` (or ``grid`` for a direction
+    that overflows tile space) where tile coordinates overflow a float, and
+    where a hit would lie in a cell beyond int64 (a ray starting in a solid
+    outside at such a distance).
+    """
     space = _space_of(grid)
     x0, y0 = origin
     dx, dy = normalised_direction(*direction)
@@ -351,7 +385,14 @@ def cast(
     is_solid, on_map, name = space.is_solid, space.on_map, space.name
     empty_block = space.empty_block
     norm = math.sqrt(dx * dx + dy * dy)  # not hypot: libm and CPython differ by an ulp
-    walker = TileWalker((x0 - ox) / w, (y0 - oy) / h, dx / w, dy / h)
+    u0, v0 = to_tile_space(origin_name, origin, (ox, oy), (w, h))
+    du, dv = dx / w, dy / h
+    if not (math.isfinite(du) and math.isfinite(dv)):
+        raise ValueError(
+            f"grid: its cell size {(w, h)} is too small for a walk (a unit direction "
+            f"overflows a float in cell units)"
+        )
+    walker = TileWalker(u0, v0, du, dv)
     sx, sy = walker.sx, walker.sy
 
     def gone(i: int, j: int) -> bool:
@@ -372,6 +413,7 @@ def cast(
         inside: bool = False,
     ) -> Hit:
         cell, pixel = name(i, j)
+        check_reportable(origin_name, cell)
         return Hit(point, normal, distance, cell, inside, pixel)
 
     i, j = walker.i, walker.j
@@ -466,8 +508,8 @@ def sight(grid: World, pa: tuple[float, float], pb: tuple[float, float], gaps: s
     """Line of sight between two world points (see :func:`tilecast.line_of_sight`)."""
     space = _space_of(grid)
     (w, h), (ox, oy) = space.cell_size, space.origin
-    u0, v0 = (pa[0] - ox) / w, (pa[1] - oy) / h
-    u1, v1 = (pb[0] - ox) / w, (pb[1] - oy) / h
+    u0, v0 = to_tile_space("a", pa, (ox, oy), (w, h))
+    u1, v1 = to_tile_space("b", pb, (ox, oy), (w, h))
     walker = segment_walker(u0, v0, u1, v1)
     sx, sy = walker.sx, walker.sy
     i_last = last_cell(u1, walker.du) if sx else walker.i
@@ -538,12 +580,21 @@ def _misses_map(
 
 
 def segment_walker(u0: float, v0: float, u1: float, v1: float) -> TileWalker:
-    """Return a walker for the tile-space segment ``(u0, v0) -> (u1, v1)``."""
+    """Return a walker for the tile-space segment ``(u0, v0) -> (u1, v1)``.
+
+    Raises ``ValueError`` when the segment's extent overflows a float (ends
+    near opposite ends of the float range, in cell units).
+    """
+    du, dv = u1 - u0, v1 - v0
+    if not (math.isfinite(du) and math.isfinite(dv)):
+        raise ValueError(
+            f"the segment from {(u0, v0)} to {(u1, v1)} (in cells) is longer than a float holds"
+        )
     return TileWalker(
         u0,
         v0,
-        u1 - u0,
-        v1 - v0,
+        du,
+        dv,
         Fraction(u1) - Fraction(u0),
         Fraction(v1) - Fraction(v0),
     )

@@ -179,8 +179,14 @@ def walk_map(grid: Any) -> tuple[WalkMap, bool]:
     if kind is not Grid and kind is not TileMap:
         grid = check_map(grid)
     cached = grid._accel.get("walk_map")
-    if cached is not None and cached[0] == grid._version:
+    if cached is not None and cached[0] == grid._version and not grid._edit_seq & 1:
         return cached[1]  # type: ignore[no-any-return]
+    # Built while no edit runs: every array of the view is of one state of the map.
+    with grid._edit_lock:
+        return _build_walk_map(grid)
+
+
+def _build_walk_map(grid: Grid | TileMap) -> tuple[WalkMap, bool]:
     ox, oy = grid.origin
     view: WalkMap
     if isinstance(grid, TileMap):

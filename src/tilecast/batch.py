@@ -32,7 +32,7 @@ from tilecast._validate import (
 )
 from tilecast._walkmap import CLEARANCE_CAP, WalkMap, clearance_map, tile_info_map, walk_map
 from tilecast.grid import Grid
-from tilecast.rays import DIAGONAL_GAPS, DONE, FOUND, cast_one, raycast, walk_first
+from tilecast.rays import DIAGONAL_GAPS, DONE, FOUND, cast_one, walk_first
 from tilecast.results import Hit, Hits
 from tilecast.tiles import TileMap
 
@@ -106,20 +106,23 @@ def _as_directions(value: Any) -> NDArray[np.float64]:
 def _far_path(
     grid: Any, origins: NDArray[np.float64], origin_stride: int, directions: NDArray[np.float64],
     max_distances: NDArray[np.float64], gaps: int, ignore_start: bool, k: int,
+    origin_name: str = "origins",
 ) -> Any:  # fmt: skip
     """Ray k of a batch on the exact far-range path (numbers beyond the compiled range)."""
     o = origins[k // origin_stride]
     d = directions[0 if len(directions) == 1 else k]
     limit = max_distances[0 if len(max_distances) == 1 else k]
     start, direction = (float(o[0]), float(o[1])), (float(d[0]), float(d[1]))
-    hits = _farwalk.cast(grid, start, direction, float(limit), DIAGONAL_GAPS[gaps], ignore_start)
+    name = f"{origin_name}[{k // origin_stride}]"
+    hits = _farwalk.cast(check_map(grid), start, direction, float(limit), DIAGONAL_GAPS[gaps],
+                         ignore_start, name)  # fmt: skip
     return next(hits, None)
 
 
 def _cast(
     grid: Any, view: WalkMap, is_tilemap: bool, origins: NDArray[np.float64], origin_stride: int,
     directions: NDArray[np.float64], max_distances: NDArray[np.float64], gaps: int,
-    ignore_start: bool, n: int,
+    ignore_start: bool, n: int, origin_name: str = "origins",
 ) -> tuple[NDArray[Any], ...]:  # fmt: skip
     """Cast n rays; return (distance, point, normal, cell, inside, pixel) arrays."""
     distance = np.empty(n)
@@ -155,7 +158,7 @@ def _cast(
         run_tasks(task, n)
     for k in np.flatnonzero(status != 0):  # rare: beyond the compiled range
         hit = _far_path(grid, origins, origin_stride, directions, max_distances, gaps,
-                        ignore_start, int(k))  # fmt: skip
+                        ignore_start, int(k), origin_name)  # fmt: skip
         distance[k] = math.inf if hit is None else hit.distance
         point[k] = (math.nan, math.nan) if hit is None else hit.point
         normal[k] = (0.0, 0.0) if hit is None else hit.normal
@@ -248,8 +251,8 @@ def raycast_many(
             return _one_hit(r, is_tilemap)
         if r[0] == DONE:
             return _one_ray(None, is_tilemap)
-        return _one_ray(cast_one(grid, view, is_tilemap, x0, y0, dx, dy, limit, gaps, ignore),
-                        is_tilemap)  # fmt: skip
+        hit = cast_one(grid, view, is_tilemap, x0, y0, dx, dy, limit, gaps, ignore, "origins")
+        return _one_ray(hit, is_tilemap)
     origin_array = as_points_array("origins", origins)
     direction_array = _as_directions(directions)
     n_origins, n_directions = len(origin_array), len(direction_array)
@@ -261,10 +264,16 @@ def raycast_many(
     n = n_directions if n_origins == 1 else n_origins
     max_distances = _as_max_distances(max_distance, n)
     stride = max(n, 1) if n_origins == 1 else 1
-    distance, point, normal, cell, inside, pixel = _cast(
-        grid, view, is_tilemap, origin_array, stride, direction_array, max_distances, gaps,
-        ignore, n,
-    )  # fmt: skip
+    world = check_map(grid)
+    while True:  # a sequence lock: cast again if the map was edited meanwhile
+        seq = world._stable_seq()
+        view, is_tilemap = walk_map(world)
+        distance, point, normal, cell, inside, pixel = _cast(
+            world, view, is_tilemap, origin_array, stride, direction_array, max_distances, gaps,
+            ignore, n,
+        )  # fmt: skip
+        if world._edit_seq == seq:
+            break
     return Hits(distance < math.inf, distance, point, normal, cell, inside,
                 pixel if is_tilemap else None)  # fmt: skip
 
@@ -375,25 +384,25 @@ def scan_many(
     >>> scan_many(grid, [(1.5, 1.5, 0.0), (0.5, 0.5, np.pi)], [0.0], 10.0).tolist()
     [[2.5], [0.5]]
     """
-    view, is_tilemap = walk_map(grid)
+    return _scan_many(grid, poses, angles, max_range, "poses")
+
+
+def _scan_many(
+    grid: Any, poses: Any, angles: Any, max_range: Any, pose_name: str
+) -> NDArray[np.float64]:
+    """``scan_many``; a ray whose numbers overflow names ``pose_name`` (row k)."""
+    world = check_map(grid)
+    view, is_tilemap = walk_map(world)
     pose_array = _as_poses(poses)
     angle_array = _as_angles(angles)
     max_range = as_positive_float("max_range", max_range)
     n_poses, n_beams = len(pose_array), len(angle_array)
     if n_poses * n_beams == 0:
         return np.empty((n_poses, n_beams))
-    if is_tilemap:
-        directions = beam_directions(pose_array, angle_array)
-        origins = np.ascontiguousarray(pose_array[:, :2])
-        limits = np.array([max_range])
-        distance = _cast(grid, view, is_tilemap, origins, n_beams, directions, limits, 0,
-                         False, n_poses * n_beams)[0]  # fmt: skip
-        ranges: NDArray[np.float64] = np.minimum(distance, max_range, out=distance)
-        return ranges.reshape(n_poses, n_beams)
     from tilecast._kernels.lanes import SCAN, cast_lanes
 
     distance = np.empty(n_poses * n_beams)
-    status = np.empty(distance.size, dtype=np.uint8)
+    status = np.zeros(distance.size, dtype=np.uint8)
 
     def task(lo: int, hi: int) -> None:
         cast_lanes(SCAN, lo, hi, view.info, view.variants, view.pixels, view.outside_solid,
@@ -402,14 +411,30 @@ def scan_many(
                    view.jump_min, distance, _NO_POINTS, _NO_POINTS, _NO_CELLS, _NO_INSIDE, status,
                    False)  # fmt: skip
 
-    run_tasks(task, distance.size)
+    while True:  # a sequence lock: cast again if the map was edited meanwhile
+        seq = world._stable_seq()
+        view, is_tilemap = walk_map(world)
+        if is_tilemap:
+            directions = beam_directions(pose_array, angle_array)
+            origins = np.ascontiguousarray(pose_array[:, :2])
+            distance = _cast(world, view, is_tilemap, origins, n_beams, directions,
+                             np.array([max_range]), 0, False, n_poses * n_beams,
+                             pose_name)[0]  # fmt: skip
+        else:
+            run_tasks(task, distance.size)
+        if world._edit_seq == seq:
+            break
     for k in np.flatnonzero(status != 0):  # rare: beyond the compiled range
         pose = pose_array[k // n_beams]
         direction = beam_directions(pose[None], angle_array[k % n_beams : k % n_beams + 1])[0]
-        hit = raycast(grid, (pose[0], pose[1]), tuple(direction), max_range)
+        start, beam = (float(pose[0]), float(pose[1])), (float(direction[0]), float(direction[1]))
+        hits = _farwalk.cast(check_map(grid), start, beam, max_range, DIAGONAL_GAPS[0], False,
+                             f"{pose_name}[{k // n_beams}]")  # fmt: skip
+        hit = next(hits, None)
         distance[k] = math.inf if hit is None else hit.distance
     # a miss is +inf; every hit lies within max_range
-    return np.minimum(distance, max_range, out=distance).reshape(n_poses, n_beams)
+    clipped: NDArray[np.float64] = np.minimum(distance, max_range, out=distance)
+    return clipped.reshape(n_poses, n_beams)
 
 
 def beam_directions(poses: Any, angles: Any) -> NDArray[np.float64]:
@@ -452,5 +477,5 @@ def scan(
     x = as_finite_float("pose[0]", pose[0])
     y = as_finite_float("pose[1]", pose[1])
     theta = as_finite_float("pose[2]", pose[2])
-    ranges: NDArray[np.float64] = scan_many(grid, [(x, y, theta)], angles, max_range)[0]
+    ranges: NDArray[np.float64] = _scan_many(grid, [(x, y, theta)], angles, max_range, "pose")[0]
     return ranges

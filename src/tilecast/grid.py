@@ -76,13 +76,13 @@ class Grid(World):
         outside: str = "empty",
     ) -> None:
         self._solid = _as_solid_array(solid)
-        self._tile_size = as_tile_size(tile_size)
-        self._origin = as_point("origin", origin)
-        self._outside = as_choice("outside", outside, OUTSIDE_POLICIES)
+        self._init_world(
+            as_tile_size(tile_size),
+            as_point("origin", origin),
+            as_choice("outside", outside, OUTSIDE_POLICIES),
+        )
         self._view: np.ndarray = self._solid.view()
         self._view.flags.writeable = False
-        self._version = 0
-        self._accel = {}
 
     # ------------------------------------------------------------------ basics
     @property
@@ -144,5 +144,6 @@ class Grid(World):
         self._check_on_map(cell_array)
         if len(cell_array) == 0:
             return
-        self._solid[cell_array[:, 1], cell_array[:, 0]] = values
-        self._edited(cell_array)
+        with self._editing():
+            self._solid[cell_array[:, 1], cell_array[:, 0]] = values
+            self._edited(cell_array)

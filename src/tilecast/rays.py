@@ -174,7 +174,7 @@ def walk_first(
 
 def cast_one(
     grid: Any, view: WalkMap, is_tilemap: bool, x0: float, y0: float, dx: float, dy: float,
-    limit: float, gaps: int, ignore: bool,
+    limit: float, gaps: int, ignore: bool, origin_name: str = "origin",
 ) -> Hit | None:  # fmt: skip
     """First hit of one checked ray: one call of the compiled walk (exact far path beyond it).
 
@@ -193,7 +193,8 @@ def cast_one(
         )  # fmt: skip
     if status == _DONE:
         return None
-    hits = _farwalk.cast(check_map(grid), (x0, y0), (dx, dy), limit, DIAGONAL_GAPS[gaps], ignore)
+    hits = _farwalk.cast(check_map(grid), (x0, y0), (dx, dy), limit, DIAGONAL_GAPS[gaps], ignore,
+                         origin_name)  # fmt: skip
     return next(hits, None)
 
 
@@ -410,8 +411,8 @@ def _steps(
                  False, a[0], a[1], b[0], b[1], math.inf, resume, i, j, nx, ny, t_prev, events_f,
                  events_i)  # fmt: skip
         if r[0] == _UNSAFE:
-            u0, v0 = (a[0] - ox) / w, (a[1] - oy) / h
-            u1, v1 = (b[0] - ox) / w, (b[1] - oy) / h
+            u0, v0 = _farwalk.to_tile_space("start", a, origin, tile_size)
+            u1, v1 = _farwalk.to_tile_space("end", b, origin, tile_size)
             yield from _farwalk.cells(u0, v0, u1, v1, CORNER_POLICIES[policy])
             return
         count = r[1]

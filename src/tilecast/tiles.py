@@ -426,11 +426,11 @@ class TileMap(World):
         if flips is not None:
             flip_array = as_int_array("flips", flips, ids.shape)
             self._flips[...] = self._checked_flips(flip_array, present)
-        self._tile_size = self._world_tile_size(tile_size)
-        self._origin = as_point("origin", origin)
-        self._outside = as_choice("outside", outside, OUTSIDE_POLICIES)
-        self._version = 0
-        self._accel = {}
+        self._init_world(
+            self._world_tile_size(tile_size),
+            as_point("origin", origin),
+            as_choice("outside", outside, OUTSIDE_POLICIES),
+        )
         self._rebuild_variants()
 
     def _checked_flips(self, flips: np.ndarray, present: np.ndarray) -> np.ndarray:
@@ -670,7 +670,13 @@ class TileMap(World):
         if len(cell_array) == 0:
             return
         cols, rows = cell_array[:, 0], cell_array[:, 1]
-        self._tile_ids[rows, cols] = tile
-        self._flips[rows, cols] = 0 if tile == self._empty else flip
-        self._rebuild_variants()
-        self._edited(cell_array)
+        with self._editing():
+            # new arrays, never changed in place: a query running meanwhile
+            # (a batch releases the GIL) keeps reading the map before the edit
+            tile_ids = self._tile_ids.copy()
+            flip_array = self._flips.copy()
+            tile_ids[rows, cols] = tile
+            flip_array[rows, cols] = 0 if tile == self._empty else flip
+            self._tile_ids, self._flips = tile_ids, flip_array
+            self._rebuild_variants()
+            self._edited(cell_array)

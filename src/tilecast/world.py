@@ -32,6 +32,9 @@ query                                     on a ``Grid``               on a ``Til
 from __future__ import annotations
 
 import math
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -60,7 +63,15 @@ class World:
     ((1, 0), (1.0, 0.0, 3.0, 1.0))
     """
 
-    __slots__ = ("_accel", "_origin", "_outside", "_tile_size", "_version")
+    __slots__ = (
+        "_accel",
+        "_edit_lock",
+        "_edit_seq",
+        "_origin",
+        "_outside",
+        "_tile_size",
+        "_version",
+    )
 
     _tile_size: tuple[float, float]
     _origin: tuple[float, float]
@@ -71,6 +82,39 @@ class World:
     # ``update(world, cells)`` to follow an edit in place; values without it
     # are dropped by the edit and rebuilt on next use.
     _accel: dict[str, Any]
+    # Edits are serialised by _edit_lock; _edit_seq is odd while one runs (a
+    # sequence lock: a query that saw the same even value before and after it
+    # ran saw no edit; see _stable_seq).
+    _edit_lock: threading.Lock
+    _edit_seq: int
+
+    def _init_world(
+        self, tile_size: tuple[float, float], origin: tuple[float, float], outside: str
+    ) -> None:
+        """Set the shared state (called by the subclasses' constructors, arguments checked)."""
+        self._tile_size = tile_size
+        self._origin = origin
+        self._outside = outside
+        self._version = 0
+        self._accel = {}
+        self._edit_lock = threading.Lock()
+        self._edit_seq = 0
+
+    # Pickling and copying: the lock and the derived data are not state.
+    def __getstate__(self) -> dict[str, Any]:
+        state = {}
+        for cls in type(self).__mro__:
+            for name in getattr(cls, "__slots__", ()):
+                if name not in ("_accel", "_edit_lock", "_edit_seq"):
+                    state[name] = getattr(self, name)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+        self._accel = {}
+        self._edit_lock = threading.Lock()
+        self._edit_seq = 0
 
     # ------------------------------------------------------------ subclasses
     @property
@@ -199,6 +243,25 @@ class World:
         return bool(self.solid[j, i])
 
     # ------------------------------------------------------------------ edits
+    @contextmanager
+    def _editing(self) -> Iterator[None]:
+        """Hold the edit lock, with the sequence odd, for the length of one edit."""
+        with self._edit_lock:
+            self._edit_seq += 1
+            try:
+                yield
+            finally:
+                self._edit_seq += 1
+
+    def _stable_seq(self) -> int:
+        """Return the edit sequence number once no edit runs (waiting for one that does)."""
+        seq = self._edit_seq
+        while seq & 1:
+            with self._edit_lock:
+                pass
+            seq = self._edit_seq
+        return seq
+
     def _check_on_map(self, cells: np.ndarray) -> None:
         """Raise ``ValueError`` naming ``cells`` when one of them lies off the map."""
         rows, cols = self.shape
@@ -209,7 +272,7 @@ class World:
             raise ValueError(f"cells must lie on the {rows}x{cols} map, got cell {tuple(bad)}")
 
     def _edited(self, cells: np.ndarray) -> None:
-        """Bump :attr:`version` and bring the acceleration data up to date after an edit."""
+        """Bump :attr:`version` and bring the acceleration data up to date (inside _editing)."""
         self._version += 1
         for key, data in list(self._accel.items()):
             update = getattr(data, "update", None)

@@ -1,0 +1,148 @@
+"""DESIGN section 17: queries from many threads, and edits while other threads query.
+
+Each query sees the map before or after an edit, never a mix: an editor flips
+the map between two states A and B, and every batch cast meanwhile must equal
+the batch cast on A or the one on B, ray for ray.
+"""
+
+from __future__ import annotations
+
+import pickle
+import threading
+
+import numpy as np
+
+from tilecast import Grid, TileMap, TileSet, raycast_many, scan_many
+
+RNG = np.random.default_rng(17)
+N_RAYS = 20_000  # large enough to run on the thread pool, with the GIL released
+
+
+def _rays(width: float, height: float) -> tuple[np.ndarray, np.ndarray]:
+    origins = RNG.random((N_RAYS, 2)) * (width, height)
+    directions = RNG.normal(size=(N_RAYS, 2))
+    return origins, directions
+
+
+def _same(a, b) -> bool:
+    return bool(np.array_equal(a.distance, b.distance) and np.array_equal(a.cell, b.cell))
+
+
+def _flip_while_casting(world, set_a, set_b, cast, rounds: int = 12) -> list[str]:
+    """Return, per cast made while another thread flips the map, "A", "B" or "mixed"."""
+    set_a()
+    answer_a = cast()
+    set_b()
+    answer_b = cast()
+    assert not _same(answer_a, answer_b), "the two states must give different answers"
+    stop = threading.Event()
+
+    def editor() -> None:
+        while not stop.is_set():
+            set_a()
+            set_b()
+
+    thread = threading.Thread(target=editor)
+    thread.start()
+    seen = []
+    try:
+        for _ in range(rounds):
+            answer = cast()
+            seen.append(
+                "A" if _same(answer, answer_a) else "B" if _same(answer, answer_b) else "mixed"
+            )
+    finally:
+        stop.set()
+        thread.join()
+    return seen
+
+
+def test_grid_edits_while_batches_run_are_seen_whole():
+    solid = RNG.random((96, 96)) < 0.1
+    grid = Grid(solid, outside="solid")
+    wall = np.array([(i, 48) for i in range(10, 86)])  # one edit of 76 cells
+    origins, directions = _rays(96, 96)
+    seen = _flip_while_casting(
+        grid,
+        lambda: grid.set_solid(wall, False),
+        lambda: grid.set_solid(wall, True),
+        lambda: raycast_many(grid, origins, directions),
+    )
+    assert "mixed" not in seen, seen
+
+
+def test_tilemap_edits_while_batches_run_are_seen_whole():
+    masks = RNG.random((5, 8, 8)) < 0.5
+    masks[4] = True
+    ids = RNG.integers(-1, 4, (48, 48))
+    tmap = TileMap(ids, TileSet(masks), outside="solid")
+    cells = np.array([(i, 24) for i in range(4, 44)])
+    origins, directions = _rays(48 * 8, 48 * 8)
+    seen = _flip_while_casting(
+        tmap,
+        lambda: tmap.set_tile(cells, -1),
+        lambda: tmap.set_tile(cells, 4, flips=3),
+        lambda: raycast_many(tmap, origins, directions),
+    )
+    assert "mixed" not in seen, seen
+
+
+def test_tilemap_edits_while_scans_run_are_seen_whole():
+    masks = RNG.random((3, 4, 4)) < 0.5
+    masks[2] = True
+    tmap = TileMap(RNG.integers(-1, 2, (40, 40)), TileSet(masks), outside="solid")
+    cells = np.array([(i, 20) for i in range(40)])
+    poses = np.column_stack([RNG.random((400, 2)) * 160, RNG.random(400) * 6.28])
+    angles = np.linspace(-np.pi, np.pi, 60, endpoint=False)
+
+    class Ranges:  # the shape _same reads
+        def __init__(self, ranges: np.ndarray) -> None:
+            self.distance = ranges
+            self.cell = ranges
+
+    seen = _flip_while_casting(
+        tmap,
+        lambda: tmap.set_tile(cells, -1),
+        lambda: tmap.set_tile(cells, 2),
+        lambda: Ranges(scan_many(tmap, poses, angles, 500.0)),
+    )
+    assert "mixed" not in seen, seen
+
+
+def test_batches_from_many_threads_agree_with_one_thread():
+    grid = Grid(RNG.random((128, 128)) < 0.2, outside="solid")
+    origins, directions = _rays(128, 128)
+    expected = raycast_many(grid, origins, directions)
+    results: list = [None] * 4
+    errors: list = []
+
+    def worker(k: int) -> None:
+        try:
+            results[k] = raycast_many(grid, origins, directions)
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    for result in results:
+        assert _same(result, expected)
+
+
+def test_maps_pickle_without_their_lock_or_caches():
+    grid = Grid([[0, 1], [0, 0]], tile_size=(2.0, 1.0), origin=(1.0, -1.0), outside="solid")
+    raycast_many(grid, (0.5, 0.5), (1.0, 0.0))  # fills the caches
+    copy = pickle.loads(pickle.dumps(grid))
+    assert copy.solid.tolist() == grid.solid.tolist()
+    assert (copy.tile_size, copy.origin, copy.outside) == (grid.tile_size, grid.origin, "solid")
+    copy.set_solid((0, 0))  # a working lock of its own
+    assert not grid.solid[0, 0]
+    tmap = TileMap([[0, -1]], TileSet([[[1, 0], [0, 0]]]), flips=[[1, 0]])
+    tcopy = pickle.loads(pickle.dumps(tmap))
+    assert tcopy.tile_ids.tolist() == tmap.tile_ids.tolist()
+    assert tcopy.flips.tolist() == tmap.flips.tolist()
+    hits = raycast_many(tcopy, [(0.5, 0.5)], [(1.0, 0.0)])
+    assert _same(hits, raycast_many(tmap, [(0.5, 0.5)], [(1.0, 0.0)]))
