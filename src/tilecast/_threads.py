@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
-__all__ = ["MIN_TASK", "TASK", "run_tasks", "task_size", "thread_count"]
+__all__ = ["MIN_TASK", "TASK", "numba_parallel", "run_tasks", "task_size", "thread_count"]
 
 #: Most rays per task: a batch is cut into at least two tasks per thread
 #: while each keeps MIN_TASK rays (a lane-kernel task ends with its last rays
@@ -94,3 +95,43 @@ def run_tasks(task: Callable[[int, int], object], n: int) -> None:
     futures = [_executor().submit(task, lo, min(n, lo + size)) for lo in range(0, n, size)]
     for future in futures:
         future.result()
+
+
+# ------------------------------------------------ Numba's own parallel kernels
+# A few kernels (lines, point_in_polygon, visibility_polygon's ray method)
+# still use Numba's parallel loops. Numba's "workqueue" threading layer (the
+# one left when neither TBB nor OpenMP is installed) aborts the process when
+# two Python threads enter parallel code at once; those calls are serialised.
+_numba_parallel_lock = threading.Lock()
+_layer_is_threadsafe: bool | None = None
+
+
+def _threadsafe_layer() -> bool:
+    """Say whether Numba's threading layer is safe for many threads (known after first use)."""
+    global _layer_is_threadsafe
+    if _layer_is_threadsafe is None:
+        from numba.np.ufunc.parallel import threading_layer
+
+        try:
+            layer = threading_layer()  # type: ignore[no-untyped-call]  # numba: untyped
+        except ValueError:  # not chosen yet: the first parallel call chooses it
+            return False
+        _layer_is_threadsafe = layer != "workqueue"
+    return _layer_is_threadsafe
+
+
+@contextmanager
+def numba_parallel() -> Iterator[None]:
+    """Run a Numba ``parallel=True`` kernel call; serialised where the threading layer needs it.
+
+    Examples
+    --------
+    >>> from tilecast._threads import numba_parallel
+    >>> with numba_parallel():
+    ...     pass  # call the parallel kernel here
+    """
+    if _threadsafe_layer():
+        yield
+        return
+    with _numba_parallel_lock:
+        yield
