@@ -44,7 +44,10 @@ def as_finite_float(name: str, value: Any) -> float:
     """Return ``value`` as a finite Python float, or raise naming ``name``."""
     if not _is_real_scalar(value):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    result = float(value)
+    try:
+        result = float(value)
+    except OverflowError:  # an int (or Fraction) beyond the float range
+        raise ValueError(f"{name} must be finite, got a number beyond the float range") from None
     if not math.isfinite(result):
         raise ValueError(f"{name} must be finite, got {result!r}")
     return result
@@ -62,7 +65,10 @@ def as_nonnegative_float(name: str, value: Any, *, allow_inf: bool = False) -> f
     """Return ``value`` as a float >= 0 (``inf`` allowed if asked), or raise."""
     if not _is_real_scalar(value):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    result = float(value)
+    try:
+        result = float(value)
+    except OverflowError:  # an int beyond the float range: larger than any float
+        result = math.inf if value > 0 else -math.inf
     if math.isnan(result):
         raise ValueError(f"{name} must not be NaN")
     if result < 0.0:
@@ -72,17 +78,25 @@ def as_nonnegative_float(name: str, value: Any, *, allow_inf: bool = False) -> f
     return result
 
 
+def as_max_distance(value: Any) -> float:
+    """Return a ray's ``max_distance``: a float >= 0, ``inf`` allowed (fast for a float)."""
+    if type(value) is float and value >= 0.0:  # also rejects NaN
+        return value
+    return as_nonnegative_float("max_distance", value, allow_inf=True)
+
+
 def as_point(name: str, value: Any) -> tuple[float, float]:
     """Return a 2D point as a tuple of two finite floats, or raise naming ``name``.
 
     Any sequence of two real numbers is a point: a tuple or list, a NumPy
     array of shape (2,), a ``pygame.Vector2``.
     """
-    if type(value) is tuple and len(value) == 2:
+    kind = type(value)
+    if (kind is tuple or kind is list) and len(value) == 2:
         x, y = value
         # the common case, fast: x - x == 0 is False for inf and NaN
         if type(x) is float and type(y) is float and x - x == 0.0 and y - y == 0.0:
-            return value
+            return value if kind is tuple else (x, y)
     if isinstance(value, str | bytes) or not hasattr(value, "__getitem__"):
         raise TypeError(f"{name} must be a pair of numbers (x, y), got {type(value).__name__}")
     try:

@@ -24,6 +24,7 @@ from tilecast._validate import (
     as_direction,
     as_finite_float,
     as_flag,
+    as_max_distance,
     as_point,
     as_points_array,
     as_positive_float,
@@ -241,11 +242,13 @@ def raycast_many(
     view, is_tilemap = walk_map(grid)
     gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
     ignore = as_flag("ignore_start", ignore_start)
-    if _is_pair(origins) and _is_pair(directions) and type(max_distance) is float:
-        # one ray: no arrays until the answer (see _one_ray)
-        x0, y0 = as_point("origins", origins)
-        dx, dy = as_direction("directions", directions)
-        limit = max_distance if max_distance >= 0.0 else _as_max_distances(max_distance, 1)[0]
+    origin = _single_pair(origins)
+    direction = _single_pair(directions) if origin is not None else None
+    if direction is not None and type(max_distance) in _PLAIN:
+        # one ray: no arrays until the answer (see _one_hit)
+        x0, y0 = as_point("origins", origin)
+        dx, dy = as_direction("directions", direction)
+        limit = as_max_distance(max_distance)
         r = walk_first(view, x0, y0, dx, dy, limit, gaps, ignore)
         if r[0] == FOUND:
             return _one_hit(r, is_tilemap)
@@ -278,10 +281,25 @@ def raycast_many(
                 pixel if is_tilemap else None)  # fmt: skip
 
 
-def _is_pair(value: Any) -> bool:
-    """Say whether ``value`` is a tuple or list of two plain numbers (one point)."""
+def _single_pair(value: Any) -> Any:
+    """Return the one point of ``value`` if it is one pair, else None (the general path).
+
+    One pair: ``(x, y)`` or ``[(x, y)]`` of plain numbers (lists too), or a
+    NumPy array of shape ``(2,)`` or ``(1, 2)``. The pair is checked later.
+    """
     kind = type(value)
-    return (kind is tuple or kind is list) and len(value) == 2 and type(value[0]) in _PLAIN
+    if kind is tuple or kind is list:
+        if len(value) == 2 and type(value[0]) in _PLAIN:
+            return value
+        if len(value) == 1:
+            inner = value[0]
+            inner_kind = type(inner)
+            if (inner_kind is tuple or inner_kind is list) and len(inner) == 2:
+                return inner if type(inner[0]) in _PLAIN else None
+        return None
+    if kind is np.ndarray and value.size == 2 and value.shape[-1] == 2 and value.ndim <= 2:
+        return tuple(value.reshape(2).tolist()) if value.dtype.kind in "fiu" else None
+    return None
 
 
 _PLAIN = (float, int)

@@ -21,7 +21,7 @@ from tilecast._validate import (
     as_choice_index,
     as_direction,
     as_flag,
-    as_nonnegative_float,
+    as_max_distance,
     as_point,
     check_map,
 )
@@ -71,12 +71,6 @@ def _walk() -> Any:
         overload = walk.overloads[WALK_SIGNATURE]
         _entry_point = overload.entry_point  # type: ignore[attr-defined]  # numba: untyped
     return _entry_point
-
-
-def _limit(max_distance: Any) -> float:
-    if type(max_distance) is float and max_distance >= 0.0:  # also rejects NaN
-        return max_distance
-    return as_nonnegative_float("max_distance", max_distance, allow_inf=True)
 
 
 def _pixel(is_tilemap: bool, px: int, py: int) -> tuple[int, int] | None:
@@ -149,7 +143,7 @@ def raycast(
     view, is_tilemap = walk_map(grid)
     x0, y0 = as_point("origin", origin)
     dx, dy = as_direction("direction", direction)
-    limit = _limit(max_distance)
+    limit = as_max_distance(max_distance)
     gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
     ignore = as_flag("ignore_start", ignore_start)
     return cast_one(grid, view, is_tilemap, x0, y0, dx, dy, limit, gaps, ignore)
@@ -274,7 +268,7 @@ def raycast_all(
     check_map(grid)
     start = as_point("origin", origin)
     heading = as_direction("direction", direction)
-    limit = _limit(max_distance)
+    limit = as_max_distance(max_distance)
     gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
     ignore = as_flag("ignore_start", ignore_start)
     if max_results is not None:
