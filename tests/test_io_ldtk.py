@@ -132,8 +132,8 @@ def test_malformed_layers(tmp_path, change, message):
 @pytest.mark.parametrize(
     ("tile", "message"),
     [
-        ({"px": [2, 0], "t": 0}, "off the 4-px grid"),
         ({"px": [16, 0], "t": 0}, "off the 4-px grid"),
+        ({"px": [0, -4], "t": 0}, "off the 4-px grid"),
         ({"px": [0, 0], "t": 5}, "bad tile id 5"),
         ({"px": [0, 0], "t": 0, "f": 4}, "flip bits 4"),
         ({"t": 0}, "malformed tile entry"),
@@ -169,3 +169,36 @@ def test_missing_things(tmp_path):
         load_ldtk(path, layer="Decor", solid_tiles={0}, solid_tag="Solid")
     with pytest.raises(TypeError, match="level"):
         load_ldtk(path, 1.5)
+
+
+def test_free_placed_tiles_become_a_pixel_grid(tmp_path):
+    # issue 15: tiles placed off the cell grid are read (drawn at their pixel), not refused
+    tiles = [{"px": [2, 0], "t": 0, "f": 0}, {"px": [8, 5], "t": 0, "f": 1}]
+    path = project(tmp_path, layers=[{**TILES, "gridTiles": tiles}])
+    grid = load_ldtk(path, layer="Decor", solid_tiles={0})
+    assert isinstance(grid, Grid) and grid.shape == (8, 16) and grid.tile_size == (1.0, 1.0)
+    expected = np.zeros((8, 16), bool)
+    expected[0:4, 2:6] = True
+    expected[5:8, 8:12] = True  # the second tile is cut by the level's bottom edge
+    np.testing.assert_array_equal(grid.solid, expected)
+
+
+def test_multi_world_projects_and_pre_1_0_int_grids(tmp_path):
+    old = {k: v for k, v in INTGRID.items() if k != "intGridCsv"}
+    old["intGrid"] = [{"coordId": 0, "v": 0}, {"coordId": 5, "v": 1}, {"coordId": 7, "v": 2}]
+    doc = {
+        "defs": {"tilesets": [TILESET]},
+        "levels": [],
+        "worlds": [
+            {"identifier": "W1", "levels": [{"identifier": "A", "layerInstances": [INTGRID]}]},
+            {"identifier": "W2", "levels": [{"identifier": "B", "layerInstances": [old]}]},
+        ],
+    }
+    path = tmp_path / "worlds.ldtk"
+    path.write_text(json.dumps(doc))
+    np.testing.assert_array_equal(load_ldtk(path).solid, [[1, 0, 0, 1], [0, 1, 0, 1]])
+    grid = load_ldtk(path, "B")
+    np.testing.assert_array_equal(grid.solid, [[1, 0, 0, 0], [0, 1, 0, 1]])
+    np.testing.assert_array_equal(
+        load_ldtk(path, 1, solid_values={3}).solid, [[0, 0, 0, 0], [0, 0, 0, 1]]
+    )

@@ -100,7 +100,6 @@ def test_defaults_for_thresholds_and_load_map(tmp_path):
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("image: map.pgm\nresolution: 0.1\norigin: [0, 0, 0.5]\n", "yaw 0.5 is not supported"),
         ("image: map.pgm\norigin: [0, 0, 0]\n", "missing 'resolution'"),
         ("image: map.pgm\nresolution: -1\norigin: [0, 0, 0]\n", "'resolution' must be positive"),
         ("image: map.pgm\nresolution: .1\norigin: [0, 0, 0]\nnegate: 2\n", "'negate'"),
@@ -145,3 +144,41 @@ def test_bad_options(tmp_path):
     with pytest.raises(ValueError, match="outside"):
         load_ros_map(path, outside="wall")
     assert not math.isnan(load_ros_map(path, outside="empty").tile_size[0])
+
+
+def test_yaw_is_ignored_for_the_grid_as_map_server_does(tmp_path, caplog):
+    # issue 15: map_server and nav2 load a map whose origin has a yaw and lay the cells
+    # out axis-aligned; so do we, and the yaw is logged rather than lost
+    pixels = np.array([[0, 254, 254], [254, 254, 0]], dtype=np.uint8)
+    flat = load_ros_map(write_map(tmp_path, pixels, yaw=0.0))
+    with caplog.at_level("INFO", logger="tilecast"):
+        turned = load_ros_map(write_map(tmp_path, pixels, yaw=0.5))
+    np.testing.assert_array_equal(turned.solid, flat.solid)
+    assert turned.origin == flat.origin == (-1.0, -2.0)
+    assert "yaw 0.5" in caplog.text
+
+
+def test_alias_bomb_gives_a_short_message(tmp_path):
+    Image.fromarray(np.zeros((2, 2), dtype=np.uint8)).save(tmp_path / "map.pgm")
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{k}: &a{k} [" + ", ".join([f"*a{k - 1}"] * 10) + "]" for k in range(1, 12)]
+    path = tmp_path / "map.yaml"
+    path.write_text("\n".join(lines) + "\nimage: map.pgm\nresolution: 0.1\norigin: *a11\n")
+    with pytest.raises(MapLoadError, match="'origin' must be") as info:
+        load_ros_map(path)
+    assert len(str(info.value)) < len(str(path)) + 200
+
+
+def test_root_keeps_the_image_inside(tmp_path):
+    inner = tmp_path / "maps"
+    inner.mkdir()
+    Image.fromarray(np.zeros((2, 2), dtype=np.uint8)).save(tmp_path / "secret.pgm")
+    path = inner / "map.yaml"
+    path.write_text("image: ../secret.pgm\nresolution: 0.1\norigin: [0, 0, 0]\n")
+    assert load_ros_map(path).shape == (2, 2)  # without root: the user's own map
+    with pytest.raises(MapLoadError, match="outside the root folder"):
+        load_ros_map(path, root=inner)
+    (inner / "link.pgm").symlink_to(tmp_path / "secret.pgm")
+    path.write_text("image: link.pgm\nresolution: 0.1\norigin: [0, 0, 0]\n")
+    with pytest.raises(MapLoadError, match="outside the root folder"):
+        load_ros_map(path, root=inner)

@@ -3,10 +3,26 @@
 from __future__ import annotations
 
 import os
+import reprlib
 from pathlib import Path
 from typing import Any
 
-__all__ = ["MapLoadError", "describe", "read_bytes", "read_text"]
+__all__ = ["EXCERPT", "MapLoadError", "describe", "excerpt", "read_bytes", "read_text"]
+
+#: The most characters of file content an error message quotes.
+EXCERPT = 80
+
+
+class _ShortRepr(reprlib.Repr):
+    def repr_int(self, x: int, level: int) -> str:
+        if x.bit_length() > 128:  # repr() of a huge integer is slow or refused
+            return f"<a {x.bit_length()}-bit integer>"
+        return super().repr_int(x, level)
+
+
+_REPR = _ShortRepr()
+_REPR.maxlevel, _REPR.maxlist, _REPR.maxtuple, _REPR.maxdict = 3, 6, 6, 4
+_REPR.maxstring, _REPR.maxother, _REPR.maxlong = EXCERPT, EXCERPT, 40
 
 
 class MapLoadError(ValueError):
@@ -23,6 +39,26 @@ class MapLoadError(ValueError):
     ...     print(exc)
     <text>: line 2, column 2: unknown character 'x' (walls: '#', floor: '.')
     """
+
+
+def excerpt(value: Any) -> str:
+    """Return a short ``repr`` of a value read from a file: at most :data:`EXCERPT` characters.
+
+    Bounded in time too: nested or aliased data (a YAML alias bomb) is cut
+    off level by level, never expanded in full.
+
+    Examples
+    --------
+    >>> len(excerpt("x" * 500)), "..." in excerpt("x" * 500)
+    (80, True)
+    >>> excerpt([[1, 2], {"a": 3}])
+    "[[1, 2], {'a': 3}]"
+    """
+    text = _REPR.repr(value) if not isinstance(value, str) else repr(value[: 2 * EXCERPT])
+    if len(text) > EXCERPT:
+        half = (EXCERPT - 3) // 2
+        text = text[:half] + "..." + text[len(text) - (EXCERPT - 3 - half) :]
+    return text
 
 
 def describe(source: Any) -> str:

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from tilecast.grid import Grid
-from tilecast.io._common import MapLoadError, read_text
+from tilecast.io._common import MapLoadError, excerpt
+from tilecast.io.limits import Limits, as_limits, read_limited
 
 __all__ = ["load_ascii", "parse_ascii"]
 
@@ -33,7 +35,12 @@ def _char_set(name: str, value: Any) -> str:
 
 
 def parse_ascii(
-    lines: Sequence[str], *, wall: str = "#", floor: str = ".", source: str = "<text>"
+    lines: Sequence[str],
+    *,
+    wall: str = "#",
+    floor: str = ".",
+    source: str = "<text>",
+    limits: Limits | None = None,
 ) -> NDArray[np.bool_]:
     """Turn lines of map text into a ``(rows, cols)`` bool array (True = wall).
 
@@ -59,6 +66,7 @@ def parse_ascii(
     width = len(rows[0])
     if width == 0:
         raise MapLoadError(f"{source}: line 1 is empty")
+    as_limits(limits).check(source, "max_cells", len(rows) * width, "cells")
     solid = np.zeros((len(rows), width), dtype=np.bool_)
     walls, floors = set(wall), set(floor)
     for r, row in enumerate(rows):
@@ -67,14 +75,14 @@ def parse_ascii(
                 f"{source}: line {r + 1} has {len(row)} characters, expected {width} "
                 "(every line of the map must have the same length)"
             )
-        for c, char in enumerate(row):
-            if char in walls:
-                solid[r, c] = True
-            elif char not in floors:
-                raise MapLoadError(
-                    f"{source}: line {r + 1}, column {c + 1}: unknown character {char!r} "
-                    f"(walls: {wall!r}, floor: {floor!r})"
-                )
+        unknown = set(row) - walls - floors
+        if unknown:
+            c = min(row.index(char) for char in unknown)
+            raise MapLoadError(
+                f"{source}: line {r + 1}, column {c + 1}: unknown character {row[c]!r} "
+                f"(walls: {excerpt(wall)}, floor: {excerpt(floor)})"
+            )
+        solid[r] = [char in walls for char in row]
     return solid
 
 
@@ -86,6 +94,8 @@ def load_ascii(
     tile_size: float | tuple[float, float] = 1.0,
     origin: tuple[float, float] = (0.0, 0.0),
     outside: str = "empty",
+    root: Any = None,
+    limits: Limits | None = None,
 ) -> Grid:
     r"""Load an ASCII map as a :class:`~tilecast.Grid`.
 
@@ -100,6 +110,10 @@ def load_ascii(
         several characters. Any other character is an error.
     tile_size, origin, outside
         Passed to :class:`~tilecast.Grid`.
+    root : str or os.PathLike, optional
+        When given, a map file must lie inside this folder.
+    limits : Limits, optional
+        Size limits (cells, file bytes); see :class:`~tilecast.io.Limits`.
 
     Returns
     -------
@@ -128,12 +142,19 @@ def load_ascii(
     if isinstance(source, str) and ("\n" in source or "\r" in source):
         lines, name = source.splitlines(), "<text>"
     elif isinstance(source, str | os.PathLike):
-        lines, name = read_text(source, "source").splitlines(), os.fspath(source)
+        name = os.fspath(source)
+        data = read_limited(Path(source), as_limits(limits), root)
+        try:
+            lines = data.decode("utf-8-sig").splitlines()
+        except UnicodeDecodeError as exc:
+            raise MapLoadError(
+                f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})"
+            ) from None
     elif isinstance(source, Sequence) and all(isinstance(line, str) for line in source):
         lines, name = list(source), "<lines>"
     else:
         raise TypeError(
             f"source must be a path, map text or a list of lines, got {type(source).__name__}"
         )
-    solid = parse_ascii(lines, wall=wall, floor=floor, source=name)
+    solid = parse_ascii(lines, wall=wall, floor=floor, source=name, limits=limits)
     return Grid(solid, tile_size=tile_size, origin=origin, outside=outside)

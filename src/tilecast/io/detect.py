@@ -38,9 +38,10 @@ SUFFIXES: dict[str, tuple[str, str]] = {
 def load_map(path: Any, **options: Any) -> Grid | TileMap:
     """Load a map file with the loader its suffix names; options go to that loader.
 
-    ``.txt``/``.map``/``.asc`` ASCII, ``.png``/``.bmp``/``.gif``/``.pgm``/``.jpg``
-    images, ``.yaml``/``.yml`` ROS maps, ``.ldtk`` LDtk, ``.tmx``/``.tmj``/``.json``
-    Tiled.
+    ``.txt``/``.asc`` ASCII, ``.map`` MovingAI (a file starting ``type ...``)
+    or else ASCII, ``.png``/``.bmp``/``.gif``/``.pgm``/``.jpg`` images,
+    ``.yaml``/``.yml`` ROS maps, ``.ldtk`` LDtk, ``.tmx``/``.tmj``/``.json``
+    Tiled. Every loader takes ``root=`` and ``limits=``.
 
     Examples
     --------
@@ -58,5 +59,15 @@ def load_map(path: Any, **options: Any) -> Grid | TileMap:
         known = ", ".join(sorted(SUFFIXES))
         raise MapLoadError(f"{os.fspath(path)}: unknown map format {suffix!r} (known: {known})")
     module, name = SUFFIXES[suffix]
+    if suffix == ".map":
+        from tilecast.io.movingai import looks_like_movingai
+
+        try:
+            with open(path, "rb") as file:
+                head = file.read(200)
+        except OSError:
+            head = b""
+        if looks_like_movingai(head):
+            module, name = "tilecast.io.movingai", "load_movingai"
     loader: Callable[..., Grid | TileMap] = getattr(importlib.import_module(module), name)
     return loader(path, **options)

@@ -13,6 +13,9 @@ Pillow at all.
 from __future__ import annotations
 
 import os
+import warnings
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -21,8 +24,21 @@ from numpy.typing import NDArray
 from tilecast._validate import as_choice, as_finite_float
 from tilecast.grid import Grid
 from tilecast.io._common import MapLoadError, describe
+from tilecast.io.limits import Limits, as_limits, inside_root
 
-__all__ = ["GRAY_WEIGHTS", "gray_of", "load_image", "read_pixels", "read_rgb_alpha"]
+__all__ = [
+    "GRAY_WEIGHTS",
+    "by_rows",
+    "gray_of",
+    "load_image",
+    "open_image",
+    "read_pixels",
+    "read_rgb_alpha",
+    "read_rgba",
+]
+
+#: Pixels thresholded at a time: the float64 work array never exceeds ~32 MB.
+CHUNK_PIXELS = 1 << 22
 
 #: Weights of r, g, b in the gray value (range_libc's rule).
 GRAY_WEIGHTS = (0.229, 0.587, 0.114)
@@ -40,11 +56,69 @@ def _pil_image() -> Any:
     return Image
 
 
-def read_pixels(source: Any) -> NDArray[np.number[Any]]:
+def open_image(path: Any, limits: Limits | None = None, where: str | None = None) -> Any:
+    """Open an image file and decode it, after checking its size in the header.
+
+    Pillow's own decompression-bomb warning is replaced by ``limits.max_pixels``
+    (checked before decoding); its error becomes :class:`MapLoadError`.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from PIL import Image
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "a.png"
+    >>> Image.new("L", (4, 3)).save(path)
+    >>> open_image(path).size
+    (4, 3)
+    >>> open_image(path, Limits(max_pixels=10))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    tilecast.io._common.MapLoadError: ...a.png: 12 pixels, more than max_pixels=10 (raise it with limits=Limits(max_pixels=...))
+    """  # noqa: E501
+    limits = as_limits(limits)
+    name = where or os.fspath(path)
+    image_module = _pil_image()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", image_module.DecompressionBombWarning)
+            opened = image_module.open(path)
+            try:
+                width, height = opened.size
+                limits.check(name, "max_pixels", width * height, "pixels")
+                opened.load()  # closes a single-frame file: no copy needed
+            except BaseException:
+                opened.close()
+                raise
+            if getattr(opened, "fp", None) is not None:  # animations keep their file open
+                image = opened.copy()
+                opened.close()
+                return image
+            return opened
+    except FileNotFoundError:
+        raise MapLoadError(f"{name}: no such file") from None
+    except image_module.UnidentifiedImageError:
+        raise MapLoadError(f"{name}: not an image file Pillow can read") from None
+    except image_module.DecompressionBombError as exc:
+        raise MapLoadError(
+            f"{name}: the image is too large to decode ({exc}); raise limits=Limits("
+            "max_pixels=...) and Pillow's PIL.Image.MAX_IMAGE_PIXELS for such images"
+        ) from None
+    except MemoryError:
+        raise MapLoadError(f"{name}: not enough memory to decode the image") from None
+    except (OSError, SyntaxError, ValueError, EOFError, IndexError, TypeError) as exc:
+        if isinstance(exc, MapLoadError):
+            raise
+        raise MapLoadError(f"{name}: cannot read the image ({exc})") from None
+
+
+def read_pixels(
+    source: Any, *, root: Any = None, limits: Limits | None = None
+) -> NDArray[np.number[Any]]:
     """Read an image (path, PIL image or array) as an array ``(H, W)``, ``(H, W, 3|4)``.
 
     Palette and two-channel images become RGBA; 16-bit and float gray images
-    keep their own values. Problems raise :class:`MapLoadError` naming the file.
+    keep their own values; 8-bit images stay 8-bit (one byte per channel).
+    Problems raise :class:`MapLoadError` naming the file.
 
     Examples
     --------
@@ -56,20 +130,11 @@ def read_pixels(source: Any) -> NDArray[np.number[Any]]:
     if isinstance(source, np.ndarray):
         array = source
     elif isinstance(source, str | os.PathLike) or hasattr(source, "getpixel"):
-        image_module = _pil_image()
-        try:
-            if isinstance(source, str | os.PathLike):
-                with image_module.open(source) as opened:
-                    opened.load()
-                    image = opened.copy()
-            else:
-                image = source
-        except FileNotFoundError:
-            raise MapLoadError(f"{name}: no such file") from None
-        except image_module.UnidentifiedImageError:
-            raise MapLoadError(f"{name}: not an image file Pillow can read") from None
-        except (OSError, SyntaxError, ValueError) as exc:
-            raise MapLoadError(f"{name}: cannot read the image ({exc})") from None
+        if isinstance(source, str | os.PathLike):
+            inside_root(name, Path(source), root, "the image")
+            image = open_image(source, limits)
+        else:
+            image = source
         if image.mode in ("P", "PA", "LA", "1", "CMYK", "YCbCr", "HSV", "LAB", "RGBX", "RGBa"):
             image = image.convert("RGBA" if "A" in image.mode or image.mode == "P" else "RGB")
         elif image.mode.startswith("I;16"):
@@ -88,6 +153,26 @@ def read_pixels(source: Any) -> NDArray[np.number[Any]]:
     if array.shape[0] == 0 or array.shape[1] == 0:
         raise MapLoadError(f"{name}: the image is empty")
     return array
+
+
+def by_rows(
+    pixels: NDArray[Any], rule: Callable[[NDArray[Any]], NDArray[np.bool_]]
+) -> NDArray[np.bool_]:
+    """Apply a per-pixel ``rule`` to blocks of rows: one bool per pixel, little else.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> by_rows(np.arange(6).reshape(2, 3), lambda block: block > 2).astype(int)
+    array([[0, 0, 0],
+           [1, 1, 1]])
+    """
+    rows, cols = pixels.shape[:2]
+    out = np.empty((rows, cols), dtype=np.bool_)
+    step = max(1, CHUNK_PIXELS // max(cols, 1))
+    for start in range(0, rows, step):
+        out[start : start + step] = rule(pixels[start : start + step])
+    return out
 
 
 def gray_of(pixels: NDArray[np.number[Any]]) -> NDArray[np.float64]:
@@ -114,6 +199,8 @@ def load_image(
     tile_size: float | tuple[float, float] = 1.0,
     origin: tuple[float, float] = (0.0, 0.0),
     outside: str = "empty",
+    root: Any = None,
+    limits: Limits | None = None,
 ) -> Grid:
     """Load a picture as a :class:`~tilecast.Grid`, one cell per pixel.
 
@@ -133,15 +220,23 @@ def load_image(
         other modes.
     tile_size, origin, outside
         Passed to :class:`~tilecast.Grid`.
+    root : str or os.PathLike, optional
+        When given, the image file must lie inside this folder.
+    limits : Limits, optional
+        Size limits (pixels, checked from the header before decoding); see
+        :class:`~tilecast.io.Limits`.
 
     Returns
     -------
     Grid
+        Decoded lean: 8-bit pixels stay bytes and are thresholded a block of
+        rows at a time, so a 10976 x 10976 map needs about 0.4 GB, not 5.
 
     Raises
     ------
     MapLoadError
-        The file is missing, not an image, truncated or of an unusable shape.
+        The file is missing, not an image, truncated, of an unusable shape,
+        larger than ``limits.max_pixels``, or outside ``root``.
 
     Examples
     --------
@@ -157,17 +252,39 @@ def load_image(
     """
     mode = as_choice("mode", mode, MODES)
     threshold = as_finite_float("threshold", threshold)
-    pixels = read_pixels(source)
+    pixels = read_pixels(source, root=root, limits=limits)
     if mode == "alpha":
         if pixels.ndim == 3 and pixels.shape[2] == 4:
             solid = pixels[:, :, 3] > threshold
         else:
             solid = np.ones(pixels.shape[:2], dtype=np.bool_)
     elif mode == "dark":
-        solid = gray_of(pixels) < threshold
+        solid = by_rows(pixels, lambda block: gray_of(block) < threshold)
     else:
-        solid = gray_of(pixels) >= threshold
+        solid = by_rows(pixels, lambda block: gray_of(block) >= threshold)
+    del pixels
     return Grid(solid, tile_size=tile_size, origin=origin, outside=outside)
+
+
+def read_rgba(path: Path, limits: Limits, where: str) -> NDArray[np.uint8]:
+    """Read a tileset image as 8-bit RGBA (alpha 255 where the file has none).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from PIL import Image
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.png"
+    >>> Image.new("RGB", (2, 1), (9, 8, 7)).save(path)
+    >>> read_rgba(path, Limits(), "t").tolist()
+    [[[9, 8, 7, 255], [9, 8, 7, 255]]]
+    """
+    if not path.is_file():
+        raise MapLoadError(f"{where}: tileset image {path} not found")
+    image = open_image(path, limits, f"{where}: image {path}")
+    try:
+        return np.asarray(image.convert("RGBA"), dtype=np.uint8)
+    except (OSError, ValueError) as exc:
+        raise MapLoadError(f"{where}: cannot convert the image {path} ({exc})") from None
 
 
 def read_rgb_alpha(image: Any, need_alpha: bool) -> tuple[np.ndarray, np.ndarray | None]:

@@ -10,7 +10,7 @@ and layer offsets are not applied).
 
 from __future__ import annotations
 
-import json
+import logging
 import os
 from collections.abc import Collection
 from pathlib import Path
@@ -21,19 +21,32 @@ from numpy.typing import NDArray
 
 from tilecast._validate import as_choice
 from tilecast.grid import Grid
-from tilecast.io._common import MapLoadError, read_bytes
+from tilecast.io._common import MapLoadError, excerpt
+from tilecast.io.limits import Limits, as_limits, inside_root, parse_json, read_limited
 
 if TYPE_CHECKING:
     from tilecast.tiles import TileMap
 
 __all__ = ["load_ldtk"]
+logger = logging.getLogger("tilecast")
 
 
-def _json(path: Path) -> Any:
-    try:
-        return json.loads(read_bytes(path))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise MapLoadError(f"{path}: malformed JSON ({exc})") from None
+def _json(path: Path, limits: Limits, root: Any) -> Any:
+    return parse_json(str(path), read_limited(path, limits, root), limits)
+
+
+def _dict(where: str, value: Any, what: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise MapLoadError(f"{where}: {what} is not a JSON object")
+    return value
+
+
+def _list(where: str, value: Any, what: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise MapLoadError(f"{where}: '{what}' must be a list")
+    return value
 
 
 def _int(where: str, node: dict[str, Any], key: str) -> int:
@@ -43,27 +56,43 @@ def _int(where: str, node: dict[str, Any], key: str) -> int:
     return value
 
 
-def _pick_level(path: Path, root: dict[str, Any], level: int | str) -> tuple[dict[str, Any], Path]:
-    levels = root.get("levels")
-    if not isinstance(levels, list) or not levels:
+def _levels(path: Path, root: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every level of the project: its own, or those of its worlds (multi-world projects)."""
+    levels = _list(str(path), root.get("levels"), "levels")
+    for world in _list(str(path), root.get("worlds"), "worlds"):
+        levels = levels + _list(
+            str(path), _dict(str(path), world, "a world").get("levels"), "levels"
+        )
+    if not levels:
         raise MapLoadError(f"{path}: no 'levels' (is this an LDtk project?)")
-    names = [lv.get("identifier") for lv in levels if isinstance(lv, dict)]
+    return [_dict(str(path), lv, "a level") for lv in levels]
+
+
+def _pick_level(
+    path: Path, root: dict[str, Any], level: int | str, limits: Limits, root_dir: Any
+) -> tuple[dict[str, Any], Path]:
+    levels = _levels(path, root)
+    names = [lv.get("identifier") for lv in levels]
     if isinstance(level, str):
         if level not in names:
-            raise MapLoadError(f"{path}: no level {level!r} (levels: {names})")
+            listed = ", ".join(excerpt(n) for n in names[:30])
+            raise MapLoadError(f"{path}: no level {level!r} (levels: {listed})")
         node = levels[names.index(level)]
     else:
         if not -len(levels) <= level < len(levels):
             raise MapLoadError(f"{path}: level index {level} out of range ({len(levels)} levels)")
         node = levels[level]
-    if node.get("layerInstances") is None and node.get("externalRelPath"):
-        level_path = path.parent / node["externalRelPath"]
+    rel = node.get("externalRelPath")
+    if node.get("layerInstances") is None and rel:
+        if not isinstance(rel, str):
+            raise MapLoadError(f"{path}: 'externalRelPath' must be a file name")
+        level_path = inside_root(str(path), path.parent / rel, root_dir, f"level file {rel!r}")
         if not level_path.is_file():
             raise MapLoadError(f"{path}: external level file {level_path} not found")
-        node = _json(level_path)
-        if not isinstance(node, dict):
+        external = _json(level_path, limits, root_dir)
+        if not isinstance(external, dict):
             raise MapLoadError(f"{level_path}: not an LDtk level")
-        return node, level_path
+        return external, level_path
     return node, path
 
 
@@ -75,43 +104,84 @@ def _tile_masks(
     solid_tiles: Collection[int] | None,
     solid_tag: str | None,
     alpha: float,
+    limits: Limits,
+    root_dir: Any,
 ) -> NDArray[np.bool_]:
     uid = layer.get("__tilesetDefUid")
-    tilesets = {t.get("uid"): t for t in root.get("defs", {}).get("tilesets", [])}
-    if uid not in tilesets:
-        raise MapLoadError(f"{where}: its tileset (uid {uid}) is not defined in {path}")
+    defs = _dict(str(path), root.get("defs", {}), "'defs'")
+    tilesets = {
+        t.get("uid"): t
+        for t in _list(str(path), defs.get("tilesets"), "tilesets")
+        if isinstance(t, dict)
+    }
+    if uid is None or isinstance(uid, list | dict) or uid not in tilesets:
+        raise MapLoadError(f"{where}: its tileset (uid {excerpt(uid)}) is not defined in {path}")
     ts = tilesets[uid]
-    ts_where = f"{path} (tileset {ts.get('identifier')!r})"
+    ts_where = f"{path} (tileset {excerpt(ts.get('identifier'))})"
     size = _int(ts_where, ts, "tileGridSize")
-    count = _int(ts_where, ts, "__cWid") * _int(ts_where, ts, "__cHei")
+    cols, rows = _int(ts_where, ts, "__cWid"), _int(ts_where, ts, "__cHei")
+    if size <= 0 or cols < 0 or rows < 0:
+        raise MapLoadError(f"{ts_where}: bad tile grid ({cols} x {rows} tiles of {size} px)")
+    count = cols * rows
+    limits.check(ts_where, "max_tiles", count, "tiles")
+    limits.check(ts_where, "max_pixels", count * size * size, "pixels in the tile masks")
     if solid_tag is not None:
-        tags = {t.get("enumValueId"): t.get("tileIds", []) for t in ts.get("enumTags", [])}
+        tags = {}
+        for tag in _list(ts_where, ts.get("enumTags"), "enumTags"):
+            tag = _dict(ts_where, tag, "an enum tag")
+            tags[tag.get("enumValueId")] = _list(ts_where, tag.get("tileIds"), "tileIds")
         if solid_tag not in tags:
-            raise MapLoadError(f"{ts_where}: no enum tag {solid_tag!r} (tags: {list(tags)})")
+            listed = ", ".join(excerpt(t) for t in list(tags)[:30])
+            raise MapLoadError(f"{ts_where}: no enum tag {solid_tag!r} (tags: {listed})")
         solid_tiles = tags[solid_tag]
     masks = np.zeros((count, size, size), dtype=np.bool_)
     if solid_tiles is not None:
         for tile in solid_tiles:
-            if 0 <= int(tile) < count:
-                masks[int(tile)] = True
+            if type(tile) is int and 0 <= tile < count:
+                masks[tile] = True
         return masks
-    from tilecast.tiles import TileSet
+    from tilecast.io.image import read_rgba
 
     rel = ts.get("relPath")
-    if not rel:
+    if not rel or not isinstance(rel, str):
         raise MapLoadError(f"{ts_where}: no image; pass solid_tiles or solid_tag")
-    image = path.parent / rel
-    if not image.is_file():
-        raise MapLoadError(f"{ts_where}: tileset image {image} not found")
-    try:
-        tiles = TileSet.from_image(
-            image, size, alpha, margin=ts.get("padding", 0), spacing=ts.get("spacing", 0)
-        )
-    except (ValueError, OSError) as exc:
-        raise MapLoadError(f"{ts_where}: cannot read the tileset image ({exc})") from None
-    n = min(count, len(tiles))
-    masks[:n] = tiles.masks[:n]
+    image = inside_root(str(path), path.parent / rel, root_dir, f"tileset image {rel!r}")
+    rgba = read_rgba(image, limits, ts_where)
+    margin, spacing = ts.get("padding", 0), ts.get("spacing", 0)
+    if type(margin) is not int or type(spacing) is not int or margin < 0 or spacing < 0:
+        raise MapLoadError(f"{ts_where}: 'padding' and 'spacing' must be integers >= 0")
+    solid = rgba[:, :, 3] > alpha
+    for k in range(count):
+        y = margin + (k // max(cols, 1)) * (size + spacing)
+        x = margin + (k % max(cols, 1)) * (size + spacing)
+        block = solid[y : y + size, x : x + size]
+        if block.shape == (size, size):
+            masks[k] = block
     return masks
+
+
+def _int_grid(where: str, layer: dict[str, Any], rows: int, cols: int) -> NDArray[np.int64]:
+    """IntGrid values per cell: ``intGridCsv`` (LDtk 1.0+) or the older sparse ``intGrid``."""
+    values = layer.get("intGridCsv")
+    if values is None and isinstance(layer.get("intGrid"), list):  # before LDtk 1.0
+        array = np.zeros(rows * cols, dtype=np.int64)
+        for entry in layer["intGrid"]:
+            if not isinstance(entry, dict):
+                raise MapLoadError(f"{where}: malformed 'intGrid' entry {excerpt(entry)}")
+            coord, v = entry.get("coordId"), entry.get("v")
+            if type(coord) is not int or type(v) is not int or not 0 <= coord < rows * cols:
+                raise MapLoadError(f"{where}: malformed 'intGrid' entry {excerpt(entry)}")
+            array[coord] = v + 1  # "v" is the 0-based index of the value
+        return array.reshape(rows, cols)
+    if not isinstance(values, list) or not all(type(v) is int for v in values):
+        raise MapLoadError(f"{where}: missing or non-integer 'intGridCsv'")
+    if len(values) != rows * cols:
+        raise MapLoadError(
+            f"{where}: intGridCsv holds {len(values)} values, expected {rows * cols}"
+        )
+    if values and (min(values) < -(2**62) or max(values) > 2**62):
+        raise MapLoadError(f"{where}: intGridCsv values out of range")
+    return np.array(values, dtype=np.int64).reshape(rows, cols)
 
 
 def load_ldtk(
@@ -124,6 +194,8 @@ def load_ldtk(
     solid_tag: str | None = None,
     alpha_threshold: float = 0,
     outside: str = "empty",
+    root: Any = None,
+    limits: Limits | None = None,
 ) -> Grid | TileMap:
     """Load one layer of one level of an LDtk project.
 
@@ -146,13 +218,22 @@ def load_ldtk(
         For a tile layer without ``solid_tiles``/``solid_tag``: pixels of the
         tileset image with alpha above this are solid (needs Pillow).
     outside : {"empty", "solid"}, default "empty"
+    root : str or os.PathLike, optional
+        When given, the project and every file it names (external levels,
+        tileset images) must lie inside this folder.
+    limits : Limits, optional
+        Size limits; see :class:`~tilecast.io.Limits`.
 
     Returns
     -------
     Grid or TileMap
-        A Grid (tile size ``__gridSize``) for an IntGrid layer, a TileMap
-        (one unit per pixel) for a Tiles or AutoLayer layer. Where tiles are
-        stacked in one cell, the last one listed (drawn on top) is kept.
+        A Grid (tile size ``__gridSize``) for an IntGrid layer (``intGridCsv``,
+        or the sparse ``intGrid`` of files before LDtk 1.0), a TileMap (one
+        unit per pixel) for a Tiles or AutoLayer layer. Where tiles are
+        stacked in one cell, the last one listed (drawn on top) is kept. A
+        tile layer with tiles placed off the cell grid becomes a Grid of
+        one cell per pixel (pixel-exact). Levels of every world of a
+        multi-world project count, in order.
 
     Raises
     ------
@@ -184,60 +265,117 @@ def load_ldtk(
         raise TypeError(f"level must be an index or a level name, got {type(level).__name__}")
     if solid_tiles is not None and solid_tag is not None:
         raise ValueError("pass solid_tiles or solid_tag, not both")
+    limits = as_limits(limits)
     path = Path(path)
-    root = _json(path)
-    if not isinstance(root, dict):
+    project = _json(path, limits, root)
+    if not isinstance(project, dict):
         raise MapLoadError(f"{path}: not an LDtk project")
-    node, level_path = _pick_level(path, root, level)
+    node, level_path = _pick_level(path, project, level, limits, root)
     layers = node.get("layerInstances")
-    if not isinstance(layers, list):
+    if not isinstance(layers, list) or not all(isinstance(lay, dict) for lay in layers):
         raise MapLoadError(f"{level_path}: level has no 'layerInstances'")
     names = [lay.get("__identifier") for lay in layers]
+    listed = ", ".join(excerpt(n) for n in names[:30])
     if layer is None:
         grids = [lay for lay in layers if lay.get("__type") == "IntGrid"]
         if not grids:
-            raise MapLoadError(f"{level_path}: no IntGrid layer (layers: {names})")
+            raise MapLoadError(
+                f"{level_path}: no IntGrid layer (layers: {listed}); pass layer='name' "
+                "for a tile layer"
+            )
         chosen = grids[0]
+    elif names.count(layer) > 1:
+        raise MapLoadError(f"{level_path}: {names.count(layer)} layers are named {layer!r}")
     elif layer in names:
         chosen = layers[names.index(layer)]
     else:
-        raise MapLoadError(f"{level_path}: no layer {layer!r} (layers: {names})")
-    where = f"{level_path} (layer {chosen.get('__identifier')!r})"
+        raise MapLoadError(f"{level_path}: no layer {layer!r} (layers: {listed})")
+    where = f"{level_path} (layer {excerpt(chosen.get('__identifier'))})"
     cols, rows = _int(where, chosen, "__cWid"), _int(where, chosen, "__cHei")
     size = _int(where, chosen, "__gridSize")
     if cols <= 0 or rows <= 0 or size <= 0:
         raise MapLoadError(f"{where}: empty layer ({cols} x {rows} cells of {size} px)")
+    limits.check(where, "max_cells", rows * cols, "cells")
     kind = chosen.get("__type")
     if kind == "IntGrid":
-        values = chosen.get("intGridCsv")
-        if not isinstance(values, list) or not all(
-            isinstance(v, int) and not isinstance(v, bool) for v in values
-        ):
-            raise MapLoadError(f"{where}: missing or non-integer 'intGridCsv'")
-        if len(values) != rows * cols:
-            raise MapLoadError(
-                f"{where}: intGridCsv holds {len(values)} values, expected {rows * cols}"
-            )
-        array = np.array(values, dtype=np.int64).reshape(rows, cols)
-        solid = array != 0 if solid_values is None else np.isin(array, list(solid_values))
+        array = _int_grid(where, chosen, rows, cols)
+        if solid_values is None:
+            solid = array != 0
+        else:
+            solid = np.isin(array, np.fromiter(solid_values, dtype=np.int64))
+        logger.info("%s: walls from IntGrid layer %r", level_path, chosen.get("__identifier"))
         return Grid(solid, tile_size=size, outside=outside)
     if kind not in ("Tiles", "AutoLayer"):
-        raise MapLoadError(f"{where}: a {kind} layer holds no tiles or cells")
-    from tilecast.tiles import TileMap, TileSet
-
-    masks = _tile_masks(path, root, chosen, where, solid_tiles, solid_tag, alpha_threshold)
+        raise MapLoadError(f"{where}: a {excerpt(kind)} layer holds no tiles or cells")
+    masks = _tile_masks(
+        path, project, chosen, where, solid_tiles, solid_tag, alpha_threshold, limits, root
+    )
     if masks.shape[1:] != (size, size):
         raise MapLoadError(f"{where}: tileset tiles are not {size} px like the layer's cells")
-    ids = np.full((rows, cols), -1, dtype=np.int64)
-    flips = np.zeros((rows, cols), dtype=np.int64)
-    for tile in chosen.get("gridTiles", []) + chosen.get("autoLayerTiles", []):
+    entries = _list(where, chosen.get("gridTiles"), "gridTiles") + _list(
+        where, chosen.get("autoLayerTiles"), "autoLayerTiles"
+    )
+    placed = []
+    for tile in entries:
         try:
-            (x, y), t, f = tile["px"], int(tile["t"]), int(tile.get("f", 0))
-        except (KeyError, TypeError, ValueError):
-            raise MapLoadError(f"{where}: malformed tile entry {tile!r}") from None
-        if x % size or y % size or not (0 <= x // size < cols and 0 <= y // size < rows):
-            raise MapLoadError(f"{where}: tile at pixel ({x}, {y}) is off the {size}-px grid")
+            (x, y), t, f = tile["px"], tile["t"], tile.get("f", 0)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise MapLoadError(f"{where}: malformed tile entry {excerpt(tile)}") from None
+        if not all(type(v) is int for v in (x, y, t, f)):
+            raise MapLoadError(f"{where}: malformed tile entry {excerpt(tile)}")
         if not 0 <= t < len(masks) or f not in (0, 1, 2, 3):
             raise MapLoadError(f"{where}: bad tile id {t} or flip bits {f}")
+        if not (-size < x < cols * size and -size < y < rows * size):
+            raise MapLoadError(
+                f"{where}: tile at pixel ({x}, {y}) is off the {size}-px grid of "
+                f"{cols} x {rows} cells"
+            )
+        placed.append((x, y, t, f))
+    if all(x % size == 0 and y % size == 0 for x, y, _, _ in placed):
+        return _on_grid(where, placed, masks, rows, cols, size, outside)
+    return _free_tiles(where, placed, masks, rows, cols, size, outside, limits)
+
+
+def _on_grid(
+    where: str,
+    placed: list[tuple[int, int, int, int]],
+    masks: NDArray[np.bool_],
+    rows: int,
+    cols: int,
+    size: int,
+    outside: str,
+) -> TileMap:
+    from tilecast.tiles import TileMap, TileSet
+
+    ids = np.full((rows, cols), -1, dtype=np.int64)
+    flips = np.zeros((rows, cols), dtype=np.int64)
+    for x, y, t, f in placed:
+        if not (0 <= x // size < cols and 0 <= y // size < rows):
+            continue  # a cell beyond the level (x or y negative)
         ids[y // size, x // size], flips[y // size, x // size] = t, f
     return TileMap(ids, TileSet(masks), flips=np.where(ids >= 0, flips, 0), outside=outside)
+
+
+def _free_tiles(
+    where: str,
+    placed: list[tuple[int, int, int, int]],
+    masks: NDArray[np.bool_],
+    rows: int,
+    cols: int,
+    size: int,
+    outside: str,
+    limits: Limits,
+) -> Grid:
+    """Tiles placed off the cell grid: drawn into a pixel-resolution Grid (one unit per pixel)."""
+    height, width = rows * size, cols * size
+    limits.check(where, "max_cells", height * width, "pixels in a layer of free-placed tiles")
+    solid = np.zeros((height, width), dtype=np.bool_)
+    for x, y, t, f in placed:
+        mask = masks[t][:, ::-1] if f & 1 else masks[t]
+        mask = mask[::-1] if f & 2 else mask
+        x0, y0 = max(x, 0), max(y, 0)
+        x1, y1 = min(x + size, width), min(y + size, height)
+        if x1 > x0 and y1 > y0:
+            solid[y0:y1, x0:x1] |= mask[y0 - y : y1 - y, x0 - x : x1 - x]
+    logger.info("%s: tiles placed off the grid: read as a Grid of one cell per pixel", where)
+    return Grid(solid, tile_size=1.0, outside=outside)

@@ -16,13 +16,15 @@ The YAML names the ``image`` (relative to the YAML file), its ``resolution``
 loader flips the rows: grid row 0 is the *bottom* image row, ``tile_size`` is
 ``(resolution, resolution)`` and ``origin`` is ``(x, y)`` from the YAML, so
 cell ``(i, j)`` covers ``[x + i*res, x + (i+1)*res) x [y + j*res, y + (j+1)*res)``
-in map metres, y up. Queries take poses in the map frame unchanged. A non-zero
-``yaw`` (a rotated map) is rejected with a clear error rather than silently
-ignored.
+in map metres, y up. Queries take poses in the map frame unchanged. A
+non-zero ``yaw`` is ignored for the grid, as ``map_server`` and nav2 do (they
+publish the origin's yaw but lay the cells out axis-aligned); the loader logs
+it (logger ``tilecast``) so that it is not lost.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 from pathlib import Path
 from typing import Any
@@ -32,13 +34,15 @@ from numpy.typing import NDArray
 
 from tilecast._validate import as_choice
 from tilecast.grid import Grid
-from tilecast.io._common import MapLoadError, read_text
-from tilecast.io.image import read_pixels
+from tilecast.io._common import MapLoadError, excerpt
+from tilecast.io.image import by_rows, read_pixels
+from tilecast.io.limits import Limits, as_limits, check_depth, inside_root, read_limited
 
 __all__ = ["load_ros_map", "ros_occupancy"]
 
 UNKNOWN_POLICIES = ("solid", "free")
 ROS_MODES = ("trinary", "scale", "raw")
+logger = logging.getLogger("tilecast")
 
 
 def _yaml() -> Any:
@@ -56,7 +60,7 @@ def _number(meta: dict[str, Any], key: str, path: Path, default: float | None = 
     if value is None:
         raise MapLoadError(f"{path}: missing '{key}'")
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise MapLoadError(f"{path}: '{key}' must be a finite number, got {value!r}")
+        raise MapLoadError(f"{path}: '{key}' must be a finite number, got {excerpt(value)}")
     return float(value)
 
 
@@ -80,6 +84,22 @@ def ros_occupancy(
     array([[ 1, -1,  0]], dtype=int8)
     """
     mode = as_choice("mode", mode, ROS_MODES)
+    occupied = by_rows(
+        pixels, lambda block: _classify(block, negate, occupied_thresh, free_thresh, mode) > 0
+    )
+    free = by_rows(
+        pixels, lambda block: _classify(block, negate, occupied_thresh, free_thresh, mode) == 0
+    )
+    result = np.full(pixels.shape[:2], -1, dtype=np.int8)
+    result[occupied] = 1
+    result[free] = 0
+    return result
+
+
+def _classify(
+    pixels: NDArray[np.number[Any]], negate: bool, occupied: float, free: float, mode: str
+) -> NDArray[np.int8]:
+    """map_server's rule on a block of rows: +1 occupied, 0 free, -1 unknown."""
     values = pixels.astype(np.float64)
     if values.ndim == 3:  # mean of the colour channels, alpha left out
         channels = values.shape[2] - 1 if values.shape[2] in (2, 4) else values.shape[2]
@@ -93,8 +113,8 @@ def ros_occupancy(
         occupancy = (255.0 - values) / 255.0
         unknown = np.zeros(values.shape, dtype=np.bool_)
     result = np.full(values.shape, -1, dtype=np.int8)
-    result[(occupancy > occupied_thresh) & ~unknown] = 1
-    result[(occupancy < free_thresh) & ~unknown] = 0
+    result[(occupancy > occupied) & ~unknown] = 1
+    result[(occupancy < free) & ~unknown] = 0
     return result
 
 
@@ -103,6 +123,8 @@ def load_ros_map(
     *,
     unknown: str = "solid",
     outside: str = "solid",
+    root: Any = None,
+    limits: Limits | None = None,
 ) -> Grid:
     r"""Load a ROS map (its YAML file) as a metric, y-up :class:`~tilecast.Grid`.
 
@@ -115,6 +137,11 @@ def load_ros_map(
         keeps simulated beams from passing through unexplored space.
     outside : {"empty", "solid"}, default "solid"
         Passed to :class:`~tilecast.Grid`; robotics maps want ``"solid"``.
+    root : str or os.PathLike, optional
+        When given, the YAML file and its image must lie inside this folder.
+    limits : Limits, optional
+        Size limits (image pixels, file bytes, YAML nesting); see
+        :class:`~tilecast.io.Limits`.
 
     Returns
     -------
@@ -126,7 +153,7 @@ def load_ros_map(
     ------
     MapLoadError
         Unreadable or malformed YAML, a missing key, a missing or unreadable
-        image, thresholds out of order, or a non-zero ``yaw``.
+        image, thresholds out of order, a limit exceeded, a file outside ``root``.
 
     Examples
     --------
@@ -150,12 +177,21 @@ def load_ros_map(
     unknown = as_choice("unknown", unknown, UNKNOWN_POLICIES)
     as_choice("outside", outside, ("empty", "solid"))
     yaml = _yaml()
-    path = Path(path) if not isinstance(path, Path) else path
-    text = read_text(path)
+    if not isinstance(path, str | Path) and not hasattr(path, "__fspath__"):
+        raise TypeError(f"path must be a path (str or os.PathLike), got {type(path).__name__}")
+    path = Path(path)
+    limits = as_limits(limits)
+    data = read_limited(path, limits, root)
+    check_depth(str(path), data, limits)
     try:
+        text = data.decode("utf-8-sig")
         meta = yaml.safe_load(text)
+    except UnicodeDecodeError as exc:
+        raise MapLoadError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except RecursionError:
+        raise MapLoadError(f"{path}: YAML nested too deeply") from None
     except yaml.YAMLError as exc:
-        raise MapLoadError(f"{path}: invalid YAML ({exc})") from None
+        raise MapLoadError(f"{path}: invalid YAML ({excerpt(str(exc))})") from None
     if not isinstance(meta, dict):
         raise MapLoadError(f"{path}: expected a YAML mapping with 'image', 'resolution', ...")
     image = meta.get("image")
@@ -166,13 +202,14 @@ def load_ros_map(
         raise MapLoadError(f"{path}: 'resolution' must be positive, got {resolution!r}")
     origin = meta.get("origin")
     if not isinstance(origin, list | tuple) or len(origin) not in (2, 3):
-        raise MapLoadError(f"{path}: 'origin' must be [x, y, yaw], got {origin!r}")
+        raise MapLoadError(f"{path}: 'origin' must be [x, y, yaw], got {excerpt(origin)}")
     ox, oy, *rest = (_number({"origin": v}, "origin", path) for v in origin)
     yaw = rest[0] if rest else 0.0
     if yaw != 0.0:
-        raise MapLoadError(
-            f"{path}: origin yaw {yaw!r} is not supported (only axis-aligned maps, yaw 0); "
-            "rotate the poses into the map frame instead"
+        logger.info(
+            "%s: origin yaw %r ignored for the grid (as map_server does): cells are axis-aligned",
+            path,
+            yaw,
         )
     occupied = _number(meta, "occupied_thresh", path, 0.65)
     free = _number(meta, "free_thresh", path, 0.196)
@@ -181,19 +218,22 @@ def load_ros_map(
             f"{path}: need 0 <= free_thresh <= occupied_thresh <= 1, got {free} and {occupied}"
         )
     negate = meta.get("negate", 0)
-    if negate not in (0, 1, True, False):
-        raise MapLoadError(f"{path}: 'negate' must be 0 or 1, got {negate!r}")
+    if not isinstance(negate, int | float) or negate not in (0, 1):
+        raise MapLoadError(f"{path}: 'negate' must be 0 or 1, got {excerpt(negate)}")
     mode = meta.get("mode", "trinary")
-    if mode not in ROS_MODES:
-        raise MapLoadError(f"{path}: 'mode' must be one of {list(ROS_MODES)}, got {mode!r}")
-    image_path = path.parent / image
+    if not isinstance(mode, str) or mode not in ROS_MODES:
+        raise MapLoadError(f"{path}: 'mode' must be one of {list(ROS_MODES)}, got {excerpt(mode)}")
+    image_path = inside_root(str(path), path.parent / image, root, f"image {excerpt(image)}")
     if not image_path.is_file():
-        raise MapLoadError(f"{path}: its image {image_path} does not exist")
-    pixels = read_pixels(image_path)
+        shown = str(image_path) if len(image) <= 200 else excerpt(image)
+        raise MapLoadError(f"{path}: its image {shown} does not exist")
+    pixels = read_pixels(image_path, limits=limits)
     if pixels.dtype != np.uint8:
         raise MapLoadError(f"{image_path}: expected an 8-bit image, got {pixels.dtype}")
     cells = ros_occupancy(
         pixels, negate=bool(negate), occupied_thresh=occupied, free_thresh=free, mode=mode
     )
+    del pixels
     solid = (cells == 1) | ((cells == -1) & (unknown == "solid"))
+    del cells
     return Grid(solid[::-1], tile_size=resolution, origin=(ox, oy), outside=outside)

@@ -1,68 +1,60 @@
 """Tiled maps: TMX (XML) and TMJ/JSON, read with the standard library.
 
 Tile layers are decoded from every encoding Tiled writes (CSV, XML ``<tile>``
-elements, base64 raw, base64 + zlib, base64 + gzip; zstd is refused with a
-clear message). Each global tile id (GID) carries four flag bits, all masked
-off the id: horizontal flip ``0x80000000``, vertical ``0x40000000``, diagonal
-``0x20000000`` and the hexagonal 120-degree rotation ``0x10000000`` (ignored
-on orthogonal maps). The first three become :class:`~tilecast.TileMap` flips
-1, 2 and 4.
+elements, base64 raw, zlib, gzip, and zstd with the optional package
+``zstandard``), finite or infinite (chunks). Each global tile id (GID)
+carries four flag bits, all masked off the id: horizontal flip
+``0x80000000``, vertical ``0x40000000``, diagonal ``0x20000000`` and the
+hexagonal 120-degree rotation ``0x10000000`` (ignored on orthogonal maps).
+The first three become :class:`~tilecast.TileMap` flips 1, 2 and 4. A GID
+belongs to the tileset with the largest ``firstgid`` not above it, as in
+Tiled; tilesets without ``tilecount`` (older files) are bounded by their
+image size when it is known.
 
 World units are Tiled's pixels: the :class:`~tilecast.Grid` has ``tile_size``
 ``(tilewidth, tileheight)``, the TileMap one world unit per pixel, both with
-y down and the origin at the map's top-left corner, so object coordinates
-from the same file can be used unchanged. Layer offsets and parallax are
-ignored.
+y down and the origin at the map's top-left corner (an infinite map's
+origin is its top-left chunk's corner), so object coordinates from the same
+file can be used unchanged. Layer offsets and parallax are ignored.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import gzip
-import json
+import logging
 import os
-import xml.etree.ElementTree as ET
-import zlib
-from collections.abc import Collection
-from dataclasses import dataclass, field
+import re
+from collections.abc import Collection, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from tilecast._validate import as_choice
 from tilecast.grid import Grid
-from tilecast.io._common import MapLoadError, read_bytes
+from tilecast.io._common import MapLoadError, excerpt
 from tilecast.io._shapes import Shape, rasterise
+from tilecast.io._tiled_read import TiledMap, TileLayer, Tileset, read_map
+from tilecast.io.limits import Limits, as_limits
 
 if TYPE_CHECKING:
     from tilecast.tiles import TileMap
 
-__all__ = ["FLAG_BITS", "decode_gids", "load_tiled"]
+__all__ = ["FLAG_BITS", "SOLID_PROPERTIES", "decode_gids", "load_tiled"]
 
 FLIP_H, FLIP_V, FLIP_D, ROTATE_HEX = 0x80000000, 0x40000000, 0x20000000, 0x10000000
 #: All four flag bits of a Tiled GID.
 FLAG_BITS = FLIP_H | FLIP_V | FLIP_D | ROTATE_HEX
 SOLIDITY = ("auto", "property", "collision", "alpha", "any")
 RESULTS = ("grid", "tilemap")
-
-
-@dataclass
-class _Tileset:
-    firstgid: int
-    tilecount: int
-    tilewidth: int
-    tileheight: int
-    columns: int = 0
-    margin: int = 0
-    spacing: int = 0
-    image: Path | None = None
-    # tile id -> {property name (None when the file gives none): value}
-    properties: dict[int, dict[str | None, Any]] = field(default_factory=dict)
-    shapes: dict[int, list[Shape]] = field(default_factory=dict)
-    where: str = ""
+#: Custom properties that mark a tile or a layer as solid (any of them, when true).
+SOLID_PROPERTIES = ("solid", "collides", "collision", "collidable", "blocked", "wall")
+#: Layer names that mean "this is the collision layer" (whole words, any case).
+COLLISION_NAMES = re.compile(
+    r"(?:^|[^a-z])(walls?|collisions?|collides?|collidable|colliders?|solids?|block(?:ed|ing|s)?"
+    r"|obstacles?|obstructions?|physics)(?:[^a-z]|$)"
+)
+logger = logging.getLogger("tilecast")
 
 
 def decode_gids(gids: ArrayLike) -> tuple[NDArray[np.int64], NDArray[np.uint8]]:
@@ -83,404 +75,271 @@ def decode_gids(gids: ArrayLike) -> tuple[NDArray[np.int64], NDArray[np.uint8]]:
     return ids, flips
 
 
-# ----------------------------------------------------------------- decoding
-def _decode_data(
-    where: str, text: str, encoding: str | None, compression: str | None, n: int
-) -> NDArray[np.int64]:
-    if encoding == "csv":
-        parts = [p for p in text.replace("\n", ",").replace("\r", ",").split(",") if p.strip()]
-        try:
-            values = np.array([int(p) for p in parts], dtype=np.int64)
-        except ValueError:
-            raise MapLoadError(
-                f"{where}: CSV tile data holds something that is not a number"
-            ) from None
-    elif encoding == "base64":
-        try:
-            data = base64.b64decode(text.strip(), validate=False)
-        except (binascii.Error, ValueError) as exc:
-            raise MapLoadError(f"{where}: bad base64 tile data ({exc})") from None
-        if compression in ("zlib", "gzip"):
-            try:
-                data = zlib.decompress(data) if compression == "zlib" else gzip.decompress(data)
-            except (zlib.error, OSError, EOFError) as exc:
-                raise MapLoadError(f"{where}: corrupt {compression} tile data ({exc})") from None
-        elif compression == "zstd":
-            raise MapLoadError(
-                f"{where}: zstd-compressed tile data is not supported; "
-                "save the map with zlib or gzip compression, or CSV"
-            )
-        elif compression not in (None, ""):
-            raise MapLoadError(f"{where}: unknown compression {compression!r}")
-        if len(data) != 4 * n:
-            raise MapLoadError(
-                f"{where}: tile data holds {len(data)} bytes, expected {4 * n} ({n} tiles)"
-            )
-        values = np.frombuffer(data, dtype="<u4").astype(np.int64)
-    else:
-        raise MapLoadError(f"{where}: unknown tile data encoding {encoding!r}")
-    if len(values) != n:
-        raise MapLoadError(f"{where}: tile data holds {len(values)} tiles, expected {n}")
-    if (values < 0).any() or (values > 0xFFFFFFFF).any():
-        raise MapLoadError(f"{where}: tile ids must be 32-bit unsigned numbers")
-    return values
-
-
-def _int(where: str, value: Any, name: str, default: int | None = None) -> int:
-    if value is None:
-        if default is None:
-            raise MapLoadError(f"{where}: missing '{name}'")
-        return default
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
-        raise MapLoadError(f"{where}: '{name}' must be an integer, got {value!r}") from None
-    return number
-
-
-def _float(where: str, value: Any, name: str) -> float:
-    try:
-        return float(value or 0)
-    except (TypeError, ValueError):
-        raise MapLoadError(f"{where}: '{name}' must be a number, got {value!r}") from None
-
-
-def _property_value(kind: str | None, value: Any) -> Any:
-    if kind == "bool" and isinstance(value, str):
-        return value.lower() == "true"
-    if kind in ("int", "float") and isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            return value
-    return value
-
-
-# ------------------------------------------------------------ XML (TMX/TSX)
-def _parse_xml(path: Path, data: bytes) -> ET.Element:
-    try:
-        return ET.fromstring(data)
-    except ET.ParseError as exc:
-        raise MapLoadError(f"{path}: malformed XML ({exc})") from None
-
-
-def _xml_shapes(where: str, group: ET.Element) -> list[Shape]:
-    shapes = []
-    for obj in group.iter("object"):
-        x, y = _float(where, obj.get("x"), "x"), _float(where, obj.get("y"), "y")
-        w, h = _float(where, obj.get("width"), "width"), _float(where, obj.get("height"), "height")
-        rotation = _float(where, obj.get("rotation"), "rotation")
-        polygon = obj.find("polygon")
-        if polygon is not None:
-            try:
-                points = tuple(
-                    (float(a), float(b))
-                    for a, b in (p.split(",") for p in (polygon.get("points") or "").split())
-                )
-            except ValueError:
-                raise MapLoadError(f"{where}: bad polygon points") from None
-            shapes.append(Shape("polygon", x, y, rotation=rotation, points=points))
-        elif obj.find("ellipse") is not None:
-            shapes.append(Shape("ellipse", x, y, w, h, rotation))
-        elif obj.find("polyline") is None and obj.find("point") is None:
-            shapes.append(Shape("rect", x, y, w, h, rotation))
-    return shapes
-
-
-def _xml_tileset(path: Path, node: ET.Element, firstgid: int) -> _Tileset:
-    where = f"{path} (tileset {node.get('name', '?')!r})"
-    tw, th = (
-        _int(where, node.get("tilewidth"), "tilewidth"),
-        _int(where, node.get("tileheight"), "tileheight"),
-    )
-    image = node.find("image")
-    tileset = _Tileset(
-        firstgid=firstgid,
-        tilecount=_int(where, node.get("tilecount"), "tilecount", 0),
-        tilewidth=tw,
-        tileheight=th,
-        columns=_int(where, node.get("columns"), "columns", 0),
-        margin=_int(where, node.get("margin"), "margin", 0),
-        spacing=_int(where, node.get("spacing"), "spacing", 0),
-        image=(path.parent / image.get("source", "")) if image is not None else None,
-        where=where,
-    )
-    for tile in node.findall("tile"):
-        local = _int(where, tile.get("id"), "tile id")
-        tileset.tilecount = max(tileset.tilecount, local + 1)
-        props = tile.find("properties")
-        if props is not None:
-            tileset.properties[local] = {
-                p.get("name"): _property_value(p.get("type"), p.get("value", p.text))
-                for p in props.findall("property")
-            }
-        group = tile.find("objectgroup")
-        if group is not None:
-            tileset.shapes[local] = _xml_shapes(f"{where}, tile {local}", group)
-    return tileset
-
-
-def _xml_layers(
-    path: Path, root: ET.Element, width: int, height: int
-) -> dict[str, NDArray[np.int64]]:
-    layers: dict[str, NDArray[np.int64]] = {}
-    for layer in root.iter("layer"):
-        name = layer.get("name", f"layer {len(layers)}")
-        where = f"{path} (layer {name!r})"
-        data = layer.find("data")
-        if data is None:
-            raise MapLoadError(f"{where}: no <data>")
-        if data.find("chunk") is not None:
-            raise MapLoadError(f"{where}: infinite maps (chunked layers) are not supported")
-        n = width * height
-        encoding = data.get("encoding")
-        if encoding is None:
-            tiles = data.findall("tile")
-            values = np.array([_int(where, t.get("gid"), "gid", 0) for t in tiles], dtype=np.int64)
-            if len(values) != n:
-                raise MapLoadError(f"{where}: tile data holds {len(values)} tiles, expected {n}")
-        else:
-            values = _decode_data(where, data.text or "", encoding, data.get("compression"), n)
-        layers[name] = values.reshape(height, width)
-    return layers
-
-
-def _load_tmx(
-    path: Path, data: bytes
-) -> tuple[dict[str, Any], list[_Tileset], dict[str, NDArray[np.int64]]]:
-    root = _parse_xml(path, data)
-    if root.tag != "map":
-        raise MapLoadError(f"{path}: not a Tiled map (root element <{root.tag}>)")
-    meta = {key: root.get(key) for key in ("orientation", "width", "height", "infinite")}
-    meta["tilewidth"], meta["tileheight"] = root.get("tilewidth"), root.get("tileheight")
-    tilesets = []
-    for node in root.findall("tileset"):
-        firstgid = _int(str(path), node.get("firstgid"), "firstgid")
-        source = node.get("source")
-        if source is not None:
-            tilesets.append(_external_tileset(path, source, firstgid))
-        else:
-            tilesets.append(_xml_tileset(path, node, firstgid))
-    width, height = (
-        _int(str(path), meta["width"], "width"),
-        _int(str(path), meta["height"], "height"),
-    )
-    _check_map(path, meta, width, height)
-    return meta, tilesets, _xml_layers(path, root, width, height)
-
-
-# ------------------------------------------------------------- JSON (TMJ/TSJ)
-def _json_shapes(where: str, group: dict[str, Any]) -> list[Shape]:
-    shapes = []
-    for obj in group.get("objects", []):
-        x, y = _float(where, obj.get("x"), "x"), _float(where, obj.get("y"), "y")
-        w, h = _float(where, obj.get("width"), "width"), _float(where, obj.get("height"), "height")
-        rotation = _float(where, obj.get("rotation"), "rotation")
-        if "polygon" in obj:
-            try:
-                points = tuple((float(p["x"]), float(p["y"])) for p in obj["polygon"])
-            except (KeyError, TypeError, ValueError):
-                raise MapLoadError(f"{where}: bad polygon points") from None
-            shapes.append(Shape("polygon", x, y, rotation=rotation, points=points))
-        elif obj.get("ellipse"):
-            shapes.append(Shape("ellipse", x, y, w, h, rotation))
-        elif not obj.get("point") and "polyline" not in obj:
-            shapes.append(Shape("rect", x, y, w, h, rotation))
-    return shapes
-
-
-def _json_tileset(path: Path, node: dict[str, Any], firstgid: int) -> _Tileset:
-    where = f"{path} (tileset {node.get('name', '?')!r})"
-    image = node.get("image")
-    tileset = _Tileset(
-        firstgid=firstgid,
-        tilecount=_int(where, node.get("tilecount"), "tilecount", 0),
-        tilewidth=_int(where, node.get("tilewidth"), "tilewidth"),
-        tileheight=_int(where, node.get("tileheight"), "tileheight"),
-        columns=_int(where, node.get("columns"), "columns", 0),
-        margin=_int(where, node.get("margin"), "margin", 0),
-        spacing=_int(where, node.get("spacing"), "spacing", 0),
-        image=(path.parent / image) if image else None,
-        where=where,
-    )
-    for tile in node.get("tiles", []):
-        local = _int(where, tile.get("id"), "tile id")
-        tileset.tilecount = max(tileset.tilecount, local + 1)
-        if "properties" in tile:
-            tileset.properties[local] = {
-                p.get("name"): _property_value(p.get("type"), p.get("value"))
-                for p in tile["properties"]
-            }
-        if "objectgroup" in tile:
-            tileset.shapes[local] = _json_shapes(f"{where}, tile {local}", tile["objectgroup"])
-    return tileset
-
-
-def _json_layers(
-    path: Path, layers: list[Any], width: int, height: int
-) -> dict[str, NDArray[np.int64]]:
-    found: dict[str, NDArray[np.int64]] = {}
-
-    def walk(items: list[Any]) -> None:
-        for layer in items:
-            if not isinstance(layer, dict):
-                raise MapLoadError(f"{path}: a layer is not a JSON object")
-            if layer.get("type") == "group":
-                walk(layer.get("layers", []))
-                continue
-            if layer.get("type") != "tilelayer":
-                continue
-            name = layer.get("name", f"layer {len(found)}")
-            where = f"{path} (layer {name!r})"
-            if "chunks" in layer:
-                raise MapLoadError(f"{where}: infinite maps (chunked layers) are not supported")
-            data = layer.get("data")
-            n = width * height
-            if isinstance(data, list):
-                if not all(isinstance(v, int) and not isinstance(v, bool) for v in data):
-                    raise MapLoadError(f"{where}: tile data must be integers")
-                values = np.array(data, dtype=np.int64)
-                if len(values) != n:
-                    raise MapLoadError(
-                        f"{where}: tile data holds {len(values)} tiles, expected {n}"
-                    )
-                if (values < 0).any() or (values > 0xFFFFFFFF).any():
-                    raise MapLoadError(f"{where}: tile ids must be 32-bit unsigned numbers")
-            elif isinstance(data, str):
-                encoding = layer.get("encoding", "base64")
-                values = _decode_data(where, data, encoding, layer.get("compression"), n)
-            else:
-                raise MapLoadError(f"{where}: missing tile 'data'")
-            found[name] = values.reshape(height, width)
-
-    walk(layers)
-    return found
-
-
-def _load_json(
-    path: Path, data: bytes
-) -> tuple[dict[str, Any], list[_Tileset], dict[str, NDArray[np.int64]]]:
-    try:
-        root = json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise MapLoadError(f"{path}: malformed JSON ({exc})") from None
-    if not isinstance(root, dict) or root.get("type", "map") != "map" or "layers" not in root:
-        raise MapLoadError(f"{path}: not a Tiled JSON map (no 'layers')")
-    meta = {k: root.get(k) for k in ("orientation", "width", "height", "infinite")}
-    meta["tilewidth"], meta["tileheight"] = root.get("tilewidth"), root.get("tileheight")
-    tilesets = []
-    for node in root.get("tilesets", []):
-        firstgid = _int(str(path), node.get("firstgid"), "firstgid")
-        if "source" in node:
-            tilesets.append(_external_tileset(path, node["source"], firstgid))
-        else:
-            tilesets.append(_json_tileset(path, node, firstgid))
-    width, height = (
-        _int(str(path), meta["width"], "width"),
-        _int(str(path), meta["height"], "height"),
-    )
-    _check_map(path, meta, width, height)
-    return meta, tilesets, _json_layers(path, root["layers"], width, height)
-
-
-def _external_tileset(path: Path, source: str, firstgid: int) -> _Tileset:
-    tileset_path = path.parent / source
-    if not tileset_path.is_file():
-        raise MapLoadError(f"{path}: tileset {source!r} not found (looked for {tileset_path})")
-    data = read_bytes(tileset_path)
-    if tileset_path.suffix.lower() in (".tsj", ".json"):
-        try:
-            node = json.loads(data)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise MapLoadError(f"{tileset_path}: malformed JSON ({exc})") from None
-        if not isinstance(node, dict):
-            raise MapLoadError(f"{tileset_path}: not a Tiled tileset")
-        return _json_tileset(tileset_path, node, firstgid)
-    root = _parse_xml(tileset_path, data)
-    if root.tag != "tileset":
-        raise MapLoadError(f"{tileset_path}: not a Tiled tileset (root element <{root.tag}>)")
-    return _xml_tileset(tileset_path, root, firstgid)
-
-
-def _check_map(path: Path, meta: dict[str, Any], width: int, height: int) -> None:
-    if meta.get("orientation") not in (None, "orthogonal"):
-        raise MapLoadError(
-            f"{path}: only orthogonal maps are supported, not {meta['orientation']!r}"
-        )
-    if str(meta.get("infinite", "0")).lower() in ("1", "true"):
-        raise MapLoadError(f"{path}: infinite maps (chunked layers) are not supported")
-    if width <= 0 or height <= 0:
-        raise MapLoadError(f"{path}: the map size must be positive, got {width} x {height}")
-    for key in ("tilewidth", "tileheight"):
-        if _int(str(path), meta.get(key), key) <= 0:
-            raise MapLoadError(f"{path}: '{key}' must be positive")
-
-
-# ------------------------------------------------------------------- solidity
 def _truthy(value: Any) -> bool:
     if isinstance(value, str):
         return value.strip().lower() in ("true", "1", "yes")
-    return bool(value)
+    return value is True or (isinstance(value, int | float) and value == 1)
 
 
-def _choose_solidity(
-    tilesets: list[_Tileset], solid: str | Collection[int], solid_property: str
-) -> str | Collection[int]:
-    if solid != "auto":
-        return solid
-    if any(solid_property in props for ts in tilesets for props in ts.properties.values()):
+def _marked(props: dict[str, Any], names: Sequence[str]) -> bool | None:
+    """True/False when a property among ``names`` says so, None when none is set."""
+    found = [props[n] for n in names if n in props]
+    if not found:
+        return None
+    return any(_truthy(v) for v in found)
+
+
+# ------------------------------------------------------------- tilesets
+def _tile_range(ts: Tileset) -> int | None:
+    """How many local ids the tileset covers, or None when the file does not say."""
+    if ts.collection:
+        return None
+    if ts.tilecount:
+        return ts.tilecount
+    if ts.image_size is not None:
+        width, height = ts.image_size
+        cols = (width - 2 * ts.margin + ts.spacing) // (ts.tilewidth + ts.spacing)
+        rows = (height - 2 * ts.margin + ts.spacing) // (ts.tileheight + ts.spacing)
+        return max(cols, 0) * max(rows, 0)
+    if ts.tiles:  # the largest tile the file describes, at least
+        return None
+    return None
+
+
+class _Tiles:
+    """Finds the tileset and local id of every GID, and each tile's solid pixels."""
+
+    def __init__(
+        self,
+        tmap: TiledMap,
+        solidity: str | Collection[int],
+        names: Sequence[str],
+        alpha: float,
+        limits: Limits,
+    ) -> None:
+        self.tmap, self.solidity, self.names, self.alpha, self.limits = (
+            tmap,
+            solidity,
+            names,
+            alpha,
+            limits,
+        )
+        self.tilesets = sorted(tmap.tilesets, key=lambda ts: ts.firstgid)
+        self.firstgids = np.array([ts.firstgid for ts in self.tilesets], dtype=np.int64)
+        self._atlas: dict[int, NDArray[np.bool_]] = {}
+
+    def locate(
+        self, where: str, ids: NDArray[np.int64]
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """Tileset index and local id of each GID (ids > 0), checked against the tilesets."""
+        self.limits.check(where, "max_tile_id", int(ids.max(initial=0)), "as the largest GID")
+        if not self.tilesets:
+            raise MapLoadError(f"{where}: tile GID {int(ids.max())} but the map has no tilesets")
+        which = np.searchsorted(self.firstgids, ids, side="right") - 1
+        if (which < 0).any():
+            bad = int(ids[which < 0][0])
+            raise MapLoadError(f"{where}: tile GID {bad} is not in any tileset")
+        local = ids - self.firstgids[which]
+        for k, ts in enumerate(self.tilesets):
+            mine = local[which == k]
+            if not len(mine):
+                continue
+            count = _tile_range(ts)
+            if ts.collection:
+                unknown = set(np.unique(mine).tolist()) - set(ts.tiles)
+                if unknown:
+                    bad = min(unknown) + ts.firstgid
+                    raise MapLoadError(f"{where}: tile GID {bad} is not in any tileset")
+            elif count is not None and int(mine.max()) >= count:
+                bad = int(mine.max()) + ts.firstgid
+                raise MapLoadError(
+                    f"{where}: tile GID {bad} is not in any tileset ({ts.where} covers "
+                    f"{ts.firstgid}..{ts.firstgid + count - 1})"
+                )
+        return which, local
+
+    def mask(self, k: int, local: int) -> NDArray[np.bool_]:
+        """Return the solid pixels of one tile, ``(tileheight, tilewidth)`` of its tileset."""
+        ts = self.tilesets[k]
+        info = ts.tiles.get(local)
+        shape = (ts.tileheight, ts.tilewidth)
+        if ts.collection and info is not None and info.size is not None:
+            shape = (info.size[1], info.size[0])
+        solidity = self.solidity
+        if not isinstance(solidity, str):
+            return np.full(shape, (ts.firstgid + local) in solidity, dtype=np.bool_)
+        if solidity == "any":
+            return np.ones(shape, dtype=np.bool_)
+        if solidity == "property":
+            marked = _marked(info.properties, self.names) if info is not None else None
+            return np.full(shape, bool(marked), dtype=np.bool_)
+        if solidity == "collision":
+            if info is None or not info.shapes:
+                return np.zeros(shape, dtype=np.bool_)
+            return rasterise(info.shapes, shape[1], shape[0])
+        return self._alpha_mask(k, ts, local)
+
+    def _alpha_mask(self, k: int, ts: Tileset, local: int) -> NDArray[np.bool_]:
+        from tilecast.io.image import read_rgba
+
+        if ts.collection:
+            info = ts.tiles[local]
+            assert info.image is not None
+            rgba = read_rgba(info.image, self.limits, f"{ts.where}: tile {local}")
+            return _opaque(rgba, self.alpha, ts.trans, f"{ts.where}: tile {local}")
+        masks = self.atlas(k)
+        if local >= len(masks):
+            return np.zeros((ts.tileheight, ts.tilewidth), dtype=np.bool_)
+        mask: NDArray[np.bool_] = masks[local]
+        return mask
+
+    def atlas(self, k: int) -> NDArray[np.bool_]:
+        """Return the solid pixels of every tile of an image tileset, cut from its image."""
+        from tilecast.io.image import read_rgba
+
+        ts = self.tilesets[k]
+        if k not in self._atlas:
+            if ts.image is None:
+                raise MapLoadError(f"{ts.where}: solid='alpha' needs a tileset image")
+            rgba = read_rgba(ts.image, self.limits, ts.where)
+            solid = _opaque(rgba, self.alpha, ts.trans, ts.where)
+            th, tw, m, s = ts.tileheight, ts.tilewidth, ts.margin, ts.spacing
+            cols = (solid.shape[1] - 2 * m + s) // (tw + s)
+            rows = (solid.shape[0] - 2 * m + s) // (th + s)
+            if cols <= 0 or rows <= 0:
+                raise MapLoadError(f"{ts.where}: no whole {tw}x{th} tile fits in its image")
+            ys = m + np.arange(rows) * (th + s)
+            xs = m + np.arange(cols) * (tw + s)
+            cut = solid[
+                ys[:, None, None, None] + np.arange(th)[None, None, :, None],
+                xs[None, :, None, None] + np.arange(tw)[None, None, None, :],
+            ]
+            masks = cut.reshape(rows * cols, th, tw)
+            self._atlas[k] = masks
+        return self._atlas[k]
+
+
+def _opaque(
+    rgba: NDArray[np.uint8], alpha: float, trans: tuple[int, int, int] | None, where: str
+) -> NDArray[np.bool_]:
+    solid: NDArray[np.bool_] = rgba[:, :, 3] > alpha
+    if trans is not None:
+        solid &= ~np.all(rgba[:, :, :3] == np.array(trans, dtype=np.uint8), axis=2)
+    elif bool((rgba[:, :, 3] == 255).all()):
+        raise MapLoadError(
+            f"{where}: the image has no alpha channel and no transparent colour ('trans'), "
+            "so every pixel would be solid; use solid='any' or give the tileset a colour key"
+        )
+    return solid
+
+
+def _auto_solidity(tmap: TiledMap, names: Sequence[str]) -> str:
+    infos = [info for ts in tmap.tilesets for info in ts.tiles.values()]
+    if any(_marked(info.properties, names) is not None for info in infos):
         return "property"
-    if any(ts.shapes for ts in tilesets):
+    if any(info.shapes for info in infos):
         return "collision"
     return "any"
 
 
-def _tile_masks(
-    path: Path,
-    tilesets: list[_Tileset],
-    solidity: str | Collection[int],
-    solid_property: str,
-    alpha: float,
-) -> tuple[NDArray[np.bool_], int, int]:
-    """Masks for every GID 1..max (index gid - 1), and the tile size they share."""
-    if not tilesets:
-        raise MapLoadError(f"{path}: the map has no tilesets")
-    sizes = {(ts.tilewidth, ts.tileheight) for ts in tilesets}
-    if len(sizes) != 1:
-        raise MapLoadError(f"{path}: tilesets of different tile sizes {sorted(sizes)}")
-    (tw, th) = sizes.pop()
-    total = max(ts.firstgid - 1 + ts.tilecount for ts in tilesets)
-    masks = np.zeros((total, th, tw), dtype=np.bool_)
-    solid_ids = None if isinstance(solidity, str) else {int(g) for g in solidity}
-    for ts in tilesets:
-        base = ts.firstgid - 1
-        if solid_ids is not None:
-            for local in range(ts.tilecount):
-                masks[base + local] = (base + local + 1) in solid_ids
-        elif solidity == "any":
-            masks[base : base + ts.tilecount] = True
-        elif solidity == "property":
-            for local, props in ts.properties.items():
-                masks[base + local] = _truthy(props.get(solid_property, False))
-        elif solidity == "collision":
-            for local, shapes in ts.shapes.items():
-                masks[base + local] = rasterise(shapes, tw, th)
-        else:  # alpha
-            from tilecast.tiles import TileSet
+# ----------------------------------------------------------------- layers
+def _objects_to_cells(tmap: TiledMap, shapes: list[Shape], limits: Limits) -> NDArray[np.bool_]:
+    """Cells whose pixels' centres lie in any shape (shapes in map pixels)."""
+    tw, th = tmap.tilewidth, tmap.tileheight
+    ox, oy = tmap.origin_cell[0] * tw, tmap.origin_cell[1] * th
+    solid = np.zeros((tmap.rows, tmap.cols), dtype=np.bool_)
+    for shape in shapes:
+        ring = _outline(shape)
+        if ring is None:
+            continue
+        x0 = max(int(np.floor(ring[:, 0].min())) - ox, 0)
+        y0 = max(int(np.floor(ring[:, 1].min())) - oy, 0)
+        x1 = min(int(np.ceil(ring[:, 0].max())) - ox, tmap.cols * tw)
+        y1 = min(int(np.ceil(ring[:, 1].max())) - oy, tmap.rows * th)
+        if x1 <= x0 or y1 <= y0:
+            continue
+        limits.check(str(tmap.path), "max_pixels", (x1 - x0) * (y1 - y0), "pixels in one object")
+        moved = Shape(
+            shape.kind,
+            shape.x - ox - x0,
+            shape.y - oy - y0,
+            shape.width,
+            shape.height,
+            shape.rotation,
+            shape.points,
+        )
+        covered = rasterise([moved], x1 - x0, y1 - y0)
+        py, px = np.nonzero(covered)
+        solid[(py + y0) // th, (px + x0) // tw] = True
+    return solid
 
-            if ts.image is None:
-                raise MapLoadError(f"{ts.where}: solid='alpha' needs a tileset image")
-            if not ts.image.is_file():
-                raise MapLoadError(f"{ts.where}: tileset image {ts.image} not found")
-            try:
-                tiles = TileSet.from_image(
-                    ts.image, (tw, th), alpha, margin=ts.margin, spacing=ts.spacing
-                )
-            except (ValueError, OSError) as exc:
-                raise MapLoadError(f"{ts.where}: cannot read the tileset image ({exc})") from None
-            count = min(len(tiles), ts.tilecount or len(tiles))
-            masks[base : base + count] = tiles.masks[:count]
-    return masks, tw, th
+
+def _outline(shape: Shape) -> NDArray[np.float64] | None:
+    """Points that bound the shape (its corners, rotated), for its bounding box."""
+    if shape.kind == "polygon":
+        if len(shape.points) < 3:
+            return None
+        ring = np.array(shape.points, dtype=np.float64) + np.array([shape.x, shape.y])
+    else:
+        if shape.width <= 0 or shape.height <= 0:
+            return None
+        x0, y0, x1, y1 = shape.x, shape.y, shape.x + shape.width, shape.y + shape.height
+        ring = np.array([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], dtype=np.float64)
+    if shape.rotation:
+        a = np.radians(shape.rotation)
+        c, s = np.cos(a), np.sin(a)
+        dx, dy = ring[:, 0] - shape.x, ring[:, 1] - shape.y
+        ring = np.column_stack([shape.x + c * dx - s * dy, shape.y + s * dx + c * dy])
+    return ring if np.isfinite(ring).all() else None
+
+
+def _find(tmap: TiledMap, name: str) -> tuple[str, TileLayer | Any]:
+    """Return the one layer (tile or object) called ``name`` or ``group/name``."""
+    layers: list[Any] = [*tmap.tile_layers, *tmap.object_layers]
+    exact = [lay for lay in layers if lay.name == name]
+    found = exact or [lay for lay in layers if lay.name.rsplit("/", 1)[-1] == name]
+    if not found:
+        listed = ", ".join(excerpt(lay.name) for lay in layers[:30])
+        raise MapLoadError(f"{tmap.path}: no tile layer {name!r} (layers: {listed})")
+    if len(found) > 1:
+        raise MapLoadError(
+            f"{tmap.path}: {len(found)} layers are named {name!r}; rename one in Tiled, "
+            "or name it with its group as 'group/layer'"
+        )
+    return ("tile" if isinstance(found[0], TileLayer) else "object"), found[0]
+
+
+def _default_layers(
+    tmap: TiledMap, names: Sequence[str], solidity: str | Collection[int]
+) -> tuple[list[Any], str]:
+    """Return the layers that hold the walls when the caller names none, and why."""
+    tiles: list[Any] = [lay for lay in tmap.tile_layers if lay.visible]
+    objects: list[Any] = [lay for lay in tmap.object_layers if lay.shapes]
+    by_property = [lay for lay in [*tiles, *objects] if _marked(lay.properties, names)]
+    if by_property:
+        return by_property, "layer property " + "/".join(names[:3])
+    by_name = [
+        lay
+        for lay in [*tiles, *objects]
+        if COLLISION_NAMES.search(lay.name.rsplit("/", 1)[-1].lower().replace("_", " "))
+    ]
+    if by_name:
+        return by_name, "named like a collision layer"
+    if isinstance(solidity, str) and solidity in ("property", "collision") and tiles:
+        return tiles, f"every visible tile layer, tiles marked solid ({solidity})"
+    if len(tiles) == 1:
+        return tiles, "the only visible tile layer"
+    if not tiles and not tmap.tile_layers:
+        if tmap.object_layers:
+            return [], "no tile layers"
+        raise MapLoadError(f"{tmap.path}: the map has no tile layers")
+    listed = ", ".join(repr(lay.name) for lay in tmap.tile_layers[:30])
+    raise MapLoadError(
+        f"{tmap.path}: cannot tell which layer holds the walls: no layer or tile is marked "
+        f"solid and no layer is named like 'walls' or 'collision' (tile layers: {listed}); "
+        "pass layer='name' (or a list of names) and solid='any', or mark the walls in Tiled "
+        "with a custom property 'solid'"
+    )
 
 
 # ------------------------------------------------------------------ loading
@@ -489,10 +348,12 @@ def load_tiled(
     layer: str | list[str] | None = None,
     *,
     solid: str | Collection[int] = "auto",
-    solid_property: str = "solid",
+    solid_property: str | Sequence[str] = SOLID_PROPERTIES,
     result: str = "grid",
     alpha_threshold: float = 0,
     outside: str = "empty",
+    root: Any = None,
+    limits: Limits | None = None,
 ) -> Grid | TileMap:
     """Load a Tiled map (``.tmx`` XML or ``.tmj``/``.json``) as a Grid or a TileMap.
 
@@ -502,27 +363,45 @@ def load_tiled(
         The map file; external tilesets (``.tsx``/``.tsj``) and tileset
         images are found relative to it.
     layer : str or list of str, optional
-        The tile layer(s) to read, by name (layers inside groups count too).
-        Default: the first tile layer. With several names (Grid only) a cell
-        is solid when it is solid in any of them.
+        The layer(s) that hold the walls, by name (``"group/name"`` tells
+        apart layers of the same name in different groups; two layers of
+        the same name are an error). Object layers count too (Grid only): a
+        cell is solid when a shape covers a pixel centre in it. With several
+        names (Grid only) a cell is solid when it is solid in any of them.
+        Default: the layers marked solid by a layer property
+        (``solid_property``), else those named like ``walls``,
+        ``collision``, ``solid``, ``blocked`` or ``obstacles``, else every
+        visible tile layer when tiles are marked solid (by property or
+        collision shapes), else the only visible tile layer; otherwise an
+        error lists the layers. The choice is logged (logger ``tilecast``).
     solid : {"auto", "property", "collision", "alpha", "any"} or set of int
-        Which tiles are solid: ``"property"``: tiles whose custom property
-        ``solid_property`` is true (whole tile); ``"collision"``: the
-        rectangles, polygons and ellipses drawn in Tiled's collision editor,
-        rasterised by pixel centre; ``"alpha"``: the opaque pixels of the
-        tileset image (needs Pillow); ``"any"``: every non-empty tile; a set
-        of GIDs (as stored in the file, without flag bits): those tiles,
-        whole. ``"auto"`` takes ``"property"`` if any tile has the property,
-        else ``"collision"`` if any tile has shapes, else ``"any"``.
-    solid_property : str, default "solid"
-        The custom property for ``solid="property"``.
+        Which tiles are solid: ``"property"``: tiles with a true custom
+        property named in ``solid_property`` (whole tile); ``"collision"``:
+        the rectangles, polygons and ellipses drawn in Tiled's collision
+        editor, rasterised by pixel centre; ``"alpha"``: the opaque pixels
+        of the tileset image (its ``trans`` colour is transparent; needs
+        Pillow); ``"any"``: every non-empty tile; a set of GIDs (as stored
+        in the file, without flag bits): those tiles, whole. ``"auto"``
+        takes ``"property"`` if any tile has such a property, else
+        ``"collision"`` if any tile has shapes, else ``"any"``.
+    solid_property : str or sequence of str
+        The custom property names that mark solid tiles and layers
+        (default: ``solid``, ``collides``, ``collision``, ``collidable``,
+        ``blocked``, ``wall``).
     result : {"grid", "tilemap"}, default "grid"
         A :class:`~tilecast.Grid` (a cell is solid when any pixel of its tile
-        is) or a pixel-exact :class:`~tilecast.TileMap` with the file's flips.
+        is; tiles of any size) or a pixel-exact :class:`~tilecast.TileMap`
+        with the file's flips (one tile layer, tiles the size of the cells).
     alpha_threshold : float, default 0
         For ``solid="alpha"``: a pixel is solid when its alpha is greater.
     outside : {"empty", "solid"}, default "empty"
         What lies beyond the map.
+    root : str or os.PathLike, optional
+        When given, the map and every file it names must lie inside this
+        folder (after resolving symlinks): use it for maps you did not make.
+    limits : Limits, optional
+        Size limits (cells, pixels, bytes, nesting, tile ids); see
+        :class:`~tilecast.io.Limits`.
 
     Returns
     -------
@@ -533,7 +412,8 @@ def load_tiled(
     ------
     MapLoadError
         Malformed XML/JSON, missing tilesets or layers, unknown encodings or
-        compressions, data of the wrong size, GIDs beyond every tileset.
+        compressions, data of the wrong size, GIDs beyond every tileset,
+        non-orthogonal maps, a limit exceeded, a file outside ``root``.
 
     Examples
     --------
@@ -562,56 +442,142 @@ def load_tiled(
         isinstance(g, int | np.integer) and not isinstance(g, bool) for g in solid
     ):
         raise TypeError("solid must be one of " + ", ".join(SOLIDITY) + " or a set of tile GIDs")
+    names = (solid_property,) if isinstance(solid_property, str) else tuple(solid_property)
+    if not names or not all(isinstance(n, str) for n in names):
+        raise TypeError("solid_property must be a property name or a sequence of names")
+    if layer is not None and not (
+        isinstance(layer, str)
+        or (isinstance(layer, list | tuple) and layer and all(isinstance(n, str) for n in layer))
+    ):
+        raise TypeError("layer must be a layer name or a list of names")
     if not isinstance(path, str | os.PathLike):
         raise TypeError(f"path must be a path (str or os.PathLike), got {type(path).__name__}")
+    limits = as_limits(limits)
     path = Path(path)
-    data = read_bytes(path)
-    if path.suffix.lower() == ".tmx" or data.lstrip()[:1] == b"<":
-        meta, tilesets, layers = _load_tmx(path, data)
+    tmap = read_map(path, root, limits)
+    solidity: str | Collection[int] = _auto_solidity(tmap, names) if solid == "auto" else solid
+    if layer is None:
+        chosen, why = _default_layers(tmap, names, solidity)
     else:
-        meta, tilesets, layers = _load_json(path, data)
-    if not layers:
-        raise MapLoadError(f"{path}: the map has no tile layers")
-    names = [next(iter(layers))] if layer is None else [layer] if isinstance(layer, str) else layer
-    if not isinstance(names, list | tuple) or not names:
-        raise TypeError("layer must be a layer name or a list of names")
-    for name in names:
-        if name not in layers:
-            raise MapLoadError(f"{path}: no tile layer {name!r} (layers: {list(layers)})")
-    if result == "tilemap" and len(names) != 1:
-        raise ValueError("result='tilemap' reads one layer; pass a single layer name")
-    solidity = _choose_solidity(tilesets, solid, solid_property)
-    masks, tw, th = _tile_masks(path, tilesets, solidity, solid_property, alpha_threshold)
-    map_tw = _int(str(path), meta["tilewidth"], "tilewidth")
-    map_th = _int(str(path), meta["tileheight"], "tileheight")
-    # any() along axis 1 of a 2D array is an array (numpy types it array-or-scalar)
-    tile_solid = cast("NDArray[np.bool_]", masks.reshape(len(masks), -1).any(axis=1))
-    solid_cells = None
-    for name in names:
-        ids, flips = decode_gids(layers[name])
-        if (ids > len(masks)).any():
-            bad = int(ids[ids > len(masks)][0])
-            raise MapLoadError(
-                f"{path} (layer {name!r}): tile GID {bad} is not in any tileset "
-                f"(the tilesets cover 1..{len(masks)})"
+        wanted = [layer] if isinstance(layer, str) else list(layer)
+        chosen, why = [_find(tmap, name)[1] for name in wanted], "chosen by the caller"
+    if result == "tilemap":
+        if len(chosen) != 1 or not isinstance(chosen[0], TileLayer):
+            raise ValueError(
+                "result='tilemap' reads one layer (a tile layer); pass a single layer name"
             )
+        return _tilemap(tmap, chosen[0], solidity, names, alpha_threshold, outside, limits)
+    tiles = _Tiles(tmap, solidity, names, alpha_threshold, limits)
+    solid_cells = np.zeros((tmap.rows, tmap.cols), dtype=np.bool_)
+    for lay in chosen:
+        where = f"{path} (layer {excerpt(lay.name)})"
+        if not isinstance(lay, TileLayer):
+            solid_cells |= _objects_to_cells(tmap, lay.shapes, limits)
+            continue
+        ids, _ = decode_gids(lay.gids)
         present = ids > 0
-        cells = present & tile_solid[np.maximum(ids - 1, 0)]
-        solid_cells = cells if solid_cells is None else solid_cells | cells
-    if result == "grid":
-        return Grid(solid_cells, tile_size=(map_tw, map_th), outside=outside)
+        if not present.any():
+            continue
+        used, inverse = np.unique(ids[present], return_inverse=True)
+        which, local = tiles.locate(where, used)
+        tile_solid = np.array(
+            [tiles.mask(int(k), int(t)).any() for k, t in zip(which, local, strict=True)],
+            dtype=np.bool_,
+        )
+        solid_cells[present] |= tile_solid[inverse.reshape(-1)]
+    rule = solidity if isinstance(solidity, str) else "listed GIDs"
+    logger.info(
+        "%s: walls from layer(s) %s (%s), solid tiles: %s, %d solid cells",
+        path,
+        ", ".join(repr(lay.name) for lay in chosen) or "none",
+        why,
+        rule,
+        int(solid_cells.sum()),
+    )
+    origin = (tmap.origin_cell[0] * tmap.tilewidth, tmap.origin_cell[1] * tmap.tileheight)
+    return Grid(
+        solid_cells,
+        tile_size=(tmap.tilewidth, tmap.tileheight),
+        origin=(float(origin[0]), float(origin[1])),
+        outside=outside,
+    )
+
+
+def _tilemap(
+    tmap: TiledMap,
+    lay: TileLayer,
+    solidity: str | Collection[int],
+    names: Sequence[str],
+    alpha: float,
+    outside: str,
+    limits: Limits,
+) -> TileMap:
+    """One tile layer as a TileMap: tile id ``gid - 1``, masks for every GID up to the last."""
     from tilecast.tiles import TileMap, TileSet
 
-    if (tw, th) != (map_tw, map_th):
-        raise MapLoadError(
-            f"{path}: tileset tiles are {tw}x{th} pixels but the map's cells {map_tw}x{map_th}; "
-            "a TileMap needs them equal"
-        )
+    path, tw, th = tmap.path, tmap.tilewidth, tmap.tileheight
+    where = f"{path} (layer {excerpt(lay.name)})"
+    ids, flips = decode_gids(lay.gids)
+    present = ids > 0
+    tiles = _Tiles(tmap, solidity, names, alpha, limits)
+    last = int(ids.max(initial=0))
+    for ts in tmap.tilesets:
+        count = _tile_range(ts)
+        if count is not None:
+            last = max(last, ts.firstgid - 1 + count)
+    if last == 0:
+        last = 1
+    limits.check(where, "max_tile_id", last, "as the largest GID")
+    limits.check(where, "max_pixels", last * tw * th, "pixels in the tile masks")
+    masks = np.zeros((last, th, tw), dtype=np.bool_)
+    used_sets: set[int] = set()
+    if present.any():
+        which, _ = tiles.locate(where, np.unique(ids[present]))
+        used_sets = {int(k) for k in which}
+    for k, ts in enumerate(tiles.tilesets):
+        base = ts.firstgid - 1
+        count = _tile_range(ts)
+        if count is None:
+            count = max([*ts.tiles, *(ids[present] - ts.firstgid)], default=-1) + 1
+        end = min(base + count, last)
+        if end <= base:
+            continue
+        if k in used_sets and not ts.collection and (ts.tilewidth, ts.tileheight) != (tw, th):
+            raise MapLoadError(
+                f"{ts.where}: tiles are {ts.tilewidth}x{ts.tileheight} pixels but the map's "
+                f"cells {tw}x{th}; a TileMap needs them equal (result='grid' reads any size)"
+            )
+        if (ts.tilewidth, ts.tileheight) != (tw, th) and not ts.collection:
+            continue  # not used by this layer: its masks stay empty
+        if not isinstance(solidity, str):
+            chosen = np.isin(np.arange(base + 1, end + 1), np.fromiter(solidity, np.int64))
+            masks[base:end][chosen] = True
+        elif solidity == "any" and not ts.collection:
+            masks[base:end] = True
+        elif solidity == "alpha" and not ts.collection:
+            atlas = tiles.atlas(k)
+            n = min(len(atlas), end - base)
+            masks[base : base + n] = atlas[:n]
+        else:
+            for local in ts.tiles:
+                if base + local >= end:
+                    continue
+                mask = tiles.mask(k, local)
+                if mask.shape != (th, tw):
+                    if k not in used_sets:
+                        continue
+                    raise MapLoadError(
+                        f"{ts.where}: tile {local} is {mask.shape[1]}x{mask.shape[0]} pixels "
+                        f"but the map's cells {tw}x{th}; a TileMap needs them equal "
+                        "(result='grid' reads any size)"
+                    )
+                masks[base + local] = mask
     try:
         return TileMap(
             np.where(present, ids - 1, -1),
             TileSet(masks),
             flips=np.where(present, flips, 0),
+            origin=(float(tmap.origin_cell[0] * tw), float(tmap.origin_cell[1] * th)),
             outside=outside,
         )
     except ValueError as exc:
