@@ -415,9 +415,7 @@ def _geometry(rng: random.Random) -> Case:
     if rng.random() < 0.8:
         k = rng.randint(3, 7)
         scale = rng.choice([1.0, 1.0, 1e308, 1e300, 1e-300, 5e-324, 1e150, 1e-170, 2.0**600])
-        polygon: Any = [
-            (rng.randint(-4, 4) * scale, rng.randint(-4, 4) * scale) for _ in range(k)
-        ]
+        polygon: Any = [(rng.randint(-4, 4) * scale, rng.randint(-4, 4) * scale) for _ in range(k)]
         if rng.random() < 0.3:  # one adversarial vertex
             polygon[rng.randrange(k)] = (number(rng, 0.5), number(rng, 0.5))
     else:
@@ -996,13 +994,13 @@ def _classify(name: str, params: tuple[str, ...], thunk: Any, check: Any) -> tup
         if name.startswith("SpatialHash.") and "obj_id" in str(exc):
             return "error", ""
         return "exc:KeyError", str(exc)[:200]
-    except BaseException as exc:  # noqa: BLE001 - every other kind is a finding
+    except BaseException as exc:
         return f"exc:{type(exc).__module__}.{type(exc).__name__}", str(exc)[:200]
     try:
         check(out)
     except Invalid as exc:
         return exc.kind, str(exc)[:200]
-    except Exception as exc:  # noqa: BLE001 - a checker choking is a bad result
+    except Exception as exc:
         return "bad", f"checker: {type(exc).__name__}: {exc}"[:200]
     return "ok", ""
 
@@ -1066,9 +1064,7 @@ def run_area(area: str, cases: int = CASES, seed: int = SEED) -> list[dict[str, 
                 if first and code == 1:
                     raise RuntimeError(f"fuzz worker for {area} failed to start")
                 kind = f"crash:{signal.Signals(-code).name}" if code < 0 else f"crash:exit{code}"
-                outcomes.append(
-                    {"index": current["start"], "name": current["name"], "kind": kind}
-                )
+                outcomes.append({"index": current["start"], "name": current["name"], "kind": kind})
                 start = current["start"] + 1
                 break
             record = json.loads(line)

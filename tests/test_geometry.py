@@ -3,11 +3,15 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import tilecast as tc
-from tilecast.geometry import _point_in_polygon_reference
+from reference.geometry import (
+    orientation_reference,
+    point_in_polygon_reference,
+    segments_meet_reference,
+)
 
 coord = st.one_of(
     st.integers(-8, 8).map(float),
@@ -130,7 +134,7 @@ def test_point_in_polygon_matches_reference(n, seed):
         poly[-1] += 0.5  # a repeated first vertex would mean a closed ring of n - 1
     pts = np.vstack([rng.integers(-9, 10, (80, 2)) / 2, rng.uniform(-5, 5, (40, 2)), poly])
     got = tc.point_in_polygon(pts, poly)
-    want = [_point_in_polygon_reference(tuple(q), poly) for q in pts]
+    want = [point_in_polygon_reference(tuple(q), poly) for q in pts]
     assert got.tolist() == want
 
 
@@ -141,7 +145,7 @@ def test_point_in_polygon_large_star():
     poly = np.c_[r * np.cos(ang), r * np.sin(ang)]
     pts = rng.uniform(-500, 500, (3000, 2))
     got = tc.point_in_polygon(pts, poly)
-    want = [_point_in_polygon_reference(tuple(q), poly) for q in pts[:300]]
+    want = [point_in_polygon_reference(tuple(q), poly) for q in pts[:300]]
     assert got[:300].tolist() == want
     assert got.any() and not got.all()
 
@@ -165,3 +169,103 @@ def test_bad_inputs():
         tc.point_in_polygon([(0, 0, 0)], [(0, 0), (1, 0), (0, 1)])
     with pytest.raises(ValueError, match="a has 2 points"):
         tc.orientation(np.zeros((2, 2)), np.zeros((3, 2)), (0, 0))
+
+
+# ------------------------------------------------ the whole double range (issue 16)
+EXTREME = [
+    0.0,
+    -0.0,
+    5e-324,
+    -5e-324,
+    2.2250738585072014e-308,
+    1e-300,
+    -1e-200,
+    1e-150,
+    0.5,
+    1.0,
+    -3.0,
+    1e150,
+    -1e200,
+    1e300,
+    1e308,
+    -1e308,
+    1.7976931348623157e308,
+]
+extreme = st.one_of(
+    st.sampled_from(EXTREME), coord, st.floats(allow_nan=False, allow_infinity=False)
+)
+extreme_point = st.tuples(extreme, extreme)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(extreme_point, extreme_point, extreme_point)
+def test_orientation_exact_over_the_whole_double_range(a, b, c):
+    assert tc.orientation(a, b, c) == orientation_reference(a, b, c)
+
+
+@settings(max_examples=500, deadline=None)
+@given(extreme_point, extreme_point, extreme_point, extreme_point)
+def test_segment_segment_meets_exactly_over_the_whole_double_range(a, b, c, d):
+    got = tc.segment_segment(a, b, c, d)
+    assert (got is not None) == segments_meet_reference(a, b, c, d)
+    if got is not None:
+        assert all(0.0 <= v <= 1.0 for v in got)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(extreme_point, min_size=3, max_size=7), st.lists(extreme_point, max_size=6))
+def test_point_in_polygon_exact_over_the_whole_double_range(polygon, extra):
+    assume(polygon[0] != polygon[-1])  # else a closed ring of one vertex fewer
+    queries = polygon + extra + [(x * 0.5, y) for x, y in polygon]
+    got = tc.point_in_polygon(queries, polygon)
+    assert got.tolist() == [point_in_polygon_reference(q, polygon) for q in queries]
+
+
+def test_point_in_polygon_huge_and_tiny_coordinates_do_not_crash():
+    # a NaN from an overflowing column computation once became an index (segfault)
+    big = [(-1e308, -1e308), (1e308, -1e308), (1e308, 1e308), (-1e308, 1e308)]
+    assert tc.point_in_polygon([(0, 0), (5e-324, 0), (1e308, 0)], big).tolist() == [
+        True,
+        True,
+        False,
+    ]
+    tiny = [(0, 0), (5e-324, 0), (5e-324, 5e-324), (0, 5e-324)]
+    assert tc.point_in_polygon((0, 0), tiny) is True
+    assert tc.point_in_polygon((5e-324, 0), tiny) is False
+    mixed = [(-1e308, 0), (5e-324, -1e-300), (1e308, 1.0), (1.0, 1e308)]
+    pts = [(0.0, 0.0), (1e-310, 1e-310), (1.0, 0.5), (-1e300, 1e-300), (1e308, 1e308)]
+    assert tc.point_in_polygon(pts, mixed).tolist() == [
+        point_in_polygon_reference(p, mixed) for p in pts
+    ]
+
+
+def test_float_primitives_far_beyond_products_range():
+    assert tc.ray_segment((0, 0), (5e-324, 0), (2, -1), (2, 1))[1] == 0.5
+    t, u = tc.ray_segment((0, 0), (1e-300, 0), (1e-290, -1), (1e-290, 1))
+    assert math.isclose(t, 1e10) and u == 0.5
+    t, u = tc.ray_segment((-1e308, 0), (1e308, 1e-300), (1e308, -1e308), (1e308, 1e308))
+    assert math.isclose(t, 2.0) and math.isclose(u, 0.5)
+    t0, t1 = tc.ray_circle((-1e308, 0), (1, 0), (0, 0), 1e307)
+    assert math.isclose(t0, 0.9e308) and math.isclose(t1, 1.1e308)
+    t0, t1 = tc.ray_circle((0, 0), (5e-324, 0), (4e-323, 0), 5e-324)
+    assert (t0, t1) == (7.0, 9.0)
+    for scale in (5e-324 * 2**20, 1e-300, 1e300):
+        got = tc.circle_tangents((2 * scale, 0), (0, 0), scale)
+        want = np.array([[0.5, 0.8660254037844386], [0.5, -0.8660254037844386]]) * scale
+        assert np.allclose(got, want, rtol=1e-12, atol=0)
+    s, u = tc.segment_segment((-1e308, 0), (1e308, 0), (0, -1e308), (0, 1e308))
+    assert (s, u) == (0.5, 0.5)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: tc.point_in_polygon([[0, 0], [1]], [(0, 0), (1, 0), (0, 1)]),
+        lambda: tc.point_in_polygon((0, 0), [[0, 0], [1, 0], [1]]),
+        lambda: tc.orientation([[0, 0], [1]], (0, 0), (1, 1)),
+        lambda: tc.segment_segment((0, 0), (1, 1), [[0, 0], [1]], (1, 1)),
+    ],
+)
+def test_ragged_input_names_the_argument(call):
+    with pytest.raises(ValueError, match=r"^(points|polygon|a|c) "):
+        call()

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import tilecast as tc
 from reference.lines import line_reference
 from tilecast import line, lines
 
@@ -178,3 +179,40 @@ def test_bad_input():
         lines([[0, 0]], [[2**62, 0]])
     cells, offsets = lines(np.zeros((0, 2), dtype=int), np.zeros((0, 2), dtype=int))
     assert cells.shape == (0, 2) and offsets.tolist() == [0]
+
+
+# ------------------------------------------------------------ limits (issue 16)
+def test_output_size_is_capped_before_allocating():
+    with pytest.raises(ValueError, match="max_cells"):
+        tc.line((0, 0), (300_000_000, 7))
+    with pytest.raises(ValueError, match="max_cells"):
+        tc.lines([[0, 0]] * 3, [[5_000_000, 0]] * 3)
+    assert len(tc.line((0, 0), (30, 7), max_cells=31)) == 31
+    with pytest.raises(ValueError, match="max_cells"):
+        tc.line((0, 0), (30, 7), max_cells=30)
+    _, offsets = tc.lines([[0, 0]], [[0, 9]], max_cells=10, connectivity=4)
+    assert offsets.tolist() == [0, 10]
+    with pytest.raises(TypeError, match="max_cells"):
+        tc.line((0, 0), (1, 1), max_cells=1.5)
+    with pytest.raises(ValueError, match="max_cells"):
+        tc.line((0, 0), (1, 1), max_cells=0)
+
+
+@pytest.mark.parametrize("big", [-(2**63), 2**63 - 1, 2**61, -(2**61)])
+def test_endpoints_beyond_the_safe_range_are_refused(big):
+    # -2**63 once passed the check (its int64 absolute value is negative): segfault
+    with pytest.raises(ValueError, match="starts"):
+        tc.lines(np.array([[big, 0]]), np.array([[0, 0]]))
+    with pytest.raises(ValueError, match="ends"):
+        tc.lines(np.array([[0, 0]]), np.array([[0, big]]))
+    with pytest.raises(ValueError, match=r"^a "):
+        tc.line((big, 0), (0, 0))
+    far = 2**60 - 3
+    assert tc.line((far, -far), (far + 3, -far)).tolist()[-1] == [far + 3, -far]
+
+
+def test_ragged_cells_name_the_argument():
+    with pytest.raises(ValueError, match=r"^starts "):
+        tc.lines([[0, 0], [1]], [[1, 1], [2, 2]])
+    with pytest.raises(ValueError, match=r"^ends "):
+        tc.lines([[0, 0]], [[0, 0], [1]])

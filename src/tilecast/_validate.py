@@ -293,3 +293,28 @@ def as_rect(name: str, rect: Any) -> tuple[float, float, float, float]:
     if x0 > x1 or y0 > y1:
         raise ValueError(f"{name} must have x0 <= x1 and y0 <= y1, got {(x0, y0, x1, y1)}")
     return (x0, y0, x1, y1)
+
+
+# ---------------------------------------------- regular arrays, magnitudes (issue 16)
+def as_regular_array(name: str, value: Any) -> np.ndarray:
+    """Return ``np.asarray(value)``; ragged or odd input is a ``ValueError`` naming ``name``."""
+    try:
+        return np.asarray(value)
+    except (TypeError, ValueError, OverflowError) as exc:  # ragged lists, huge ints
+        raise ValueError(f"{name} must be a regular array of numbers: {exc}") from None
+
+
+def check_magnitude(name: str, array: np.ndarray, low: float, high: float) -> None:
+    """Raise naming ``name`` unless every non-zero ``|value|`` lies in ``[low, high]``."""
+    magnitude = np.abs(array)
+    if magnitude.size and magnitude.max() > high:
+        raise ValueError(
+            f"{name} must have coordinates of magnitude at most {high:.3g}, "
+            f"got {float(magnitude.max()):.3g}"
+        )
+    small = magnitude[magnitude > 0.0]
+    if small.size and small.min() < low:
+        raise ValueError(
+            f"{name} must have non-zero coordinates of magnitude at least {low:.3g}, "
+            f"got {float(small.min()):.3g}"
+        )

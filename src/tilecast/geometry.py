@@ -59,7 +59,7 @@ def _points(names: tuple[str, ...], values: tuple[Any, ...]) -> tuple[list[_Floa
     scalar = True
     for name, value in zip(names, values, strict=True):
         array = as_points_array(name, value)
-        if np.ndim(value) != 1:
+        if not _is_single_point(value):
             scalar = False
         arrays.append(array)
     n = max(len(a) for a in arrays)
@@ -67,6 +67,42 @@ def _points(names: tuple[str, ...], values: tuple[Any, ...]) -> tuple[list[_Floa
         if len(array) not in (1, n):
             raise ValueError(f"{name} has {len(array)} points, expected 1 or {n}")
     return [np.broadcast_to(a, (n, 2)) for a in arrays], scalar
+
+
+def _is_single_point(value: Any) -> bool:
+    """Whether a validated point argument was one point ``(x, y)`` (not ``(1, 2)``)."""
+    if isinstance(value, tuple | list):
+        return not (value and isinstance(value[0], tuple | list | np.ndarray))
+    return bool(np.ndim(value) == 1)
+
+
+def _row_shift(*arrays: _FloatArray) -> NDArray[np.int64]:
+    """Per row, the power of two taking the largest magnitude of the arrays into [0.5, 1).
+
+    ``np.ldexp(value, shift)`` is then exact (or loses only parts below 2**-1074
+    of the row's largest value), so float64 formulas on the scaled rows neither
+    overflow nor underflow.
+    """
+    big = np.max(np.abs(np.concatenate(arrays, axis=1)), axis=1)
+    shift: NDArray[np.int64] = -np.frexp(big)[1].astype(np.int64)
+    return shift
+
+
+def _orient_rows(a: _FloatArray, b: _FloatArray, c: _FloatArray) -> NDArray[np.int64]:
+    """Exact orientation per row; the compiled predicate's rare UNDECIDED rows in Fractions."""
+    kg = _kg()
+    out: NDArray[np.int64] = kg.orient_many(
+        np.ascontiguousarray(a), np.ascontiguousarray(b), np.ascontiguousarray(c)
+    ).astype(np.int64)
+    for k in np.flatnonzero(out == kg.UNDECIDED):
+        out[k] = _orient_fraction(a[k], b[k], c[k])
+    return out
+
+
+def _orient_fraction(a: _FloatArray, b: _FloatArray, c: _FloatArray) -> int:
+    ax, ay, bx, by, cx, cy = (Fraction(float(v)) for v in (*a, *b, *c))
+    det = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
+    return (det > 0) - (det < 0)
 
 
 def _radii(name: str, value: Any, n: int, scalar: bool) -> tuple[_FloatArray, bool]:
@@ -91,10 +127,11 @@ def orientation(a: Any, b: Any, c: Any) -> int | NDArray[np.int8]:
     """Exact orientation of three points: the sign of ``(b - a) x (c - a)``.
 
     Returns 1 when ``a, b, c`` turn counter-clockwise (in a y-up frame), -1 when
-    clockwise and 0 when exactly collinear, decided exactly on the doubles given
-    (a floating-point filter with an error-free fallback), as long as products
-    of coordinates neither overflow nor underflow (|x| between about 1e-140
-    and 1e150, or 0).
+    clockwise and 0 when exactly collinear, decided exactly on the doubles given,
+    for every finite double (from ``5e-324`` to ``1.8e308``): a floating-point
+    filter, then error-free arithmetic (scaled by a power of two), and exact
+    rational arithmetic (:class:`fractions.Fraction`) for the rare call the
+    double-based arithmetic cannot decide (docs: ``numeric_range.md``).
 
     Parameters
     ----------
@@ -112,12 +149,12 @@ def orientation(a: Any, b: Any, c: Any) -> int | NDArray[np.int8]:
     (1, 0)
     >>> orientation((0, 0), (1, 1), (1e-300, 0))  # exact, however small
     -1
+    >>> orientation((-1e308, -1e308), (1e308, 1e308), (5e-324, 0))  # or large
+    -1
     """
     (pa, pb, pc), scalar = _points(("a", "b", "c"), (a, b, c))
-    out: NDArray[np.int8] = _kg().orient_many(
-        np.ascontiguousarray(pa), np.ascontiguousarray(pb), np.ascontiguousarray(pc)
-    )
-    return int(out[0]) if scalar else out
+    out = _orient_rows(pa, pb, pc)
+    return int(out[0]) if scalar else out.astype(np.int8)
 
 
 # ------------------------------------------------------------------ rays
@@ -149,6 +186,9 @@ def ray_segment(
       behind the origin is not hit.
     - Touching counts: an end of the segment on the ray, or the ray starting on
       the segment, is a hit.
+    - Computed in float64 on the points and the direction each scaled by a power
+      of two, so any finite input works; ``t`` is ``inf`` only when the true
+      value exceeds the double range (a tiny direction, a far segment).
 
     Examples
     --------
@@ -166,7 +206,12 @@ def ray_segment(
     (o, d, pa, pb), scalar = _points(("origin", "direction", "a", "b"), (origin, direction, a, b))
     if ((d[:, 0] == 0.0) & (d[:, 1] == 0.0)).any():
         raise ValueError("direction must not be the zero vector")
-    t, u = _line_segment(o, d, pa, pb, ray=True)
+    # positions and the direction each scaled by a power of two (exact): no
+    # overflow or underflow inside; t is scaled back at the end
+    shift, d_shift = _row_shift(o, pa, pb), _row_shift(d)
+    o, pa, pb = (np.ldexp(v, shift[:, None]) for v in (o, pa, pb))
+    t, u = _line_segment(o, np.ldexp(d, d_shift[:, None]), pa, pb, ray=True)
+    t = np.ldexp(t, d_shift - shift)
     return _result(t, u, scalar)
 
 
@@ -189,8 +234,10 @@ def segment_segment(
 
     Notes
     -----
-    Whether the segments meet is decided exactly (orientation predicates); the
-    parameters are then computed in float64 and clamped to [0, 1].
+    Whether the segments meet is decided exactly (orientation predicates) for
+    every finite double; the parameters are then computed in float64 (on the
+    points scaled by a power of two, so no intermediate overflows) and clamped
+    to [0, 1].
     Parallel segments on different lines never meet; collinear overlapping
     segments meet at the first point of the overlap along ``a -> b``; touching
     at an end counts.
@@ -206,13 +253,14 @@ def segment_segment(
     True
     """
     (pa, pb, pc, pd), scalar = _points(("a", "b", "c", "d"), (a, b, c, d))
-    s, u = _line_segment(pa, pb - pa, pc, pd, ray=False)
-    # Whether they meet is decided exactly; only the parameters are rounded.
-    arrays = [np.ascontiguousarray(v) for v in (pa, pb, pc, pd)]
-    o1 = _kg().orient_many(arrays[0], arrays[1], arrays[2]).astype(np.int64)
-    o2 = _kg().orient_many(arrays[0], arrays[1], arrays[3]).astype(np.int64)
-    o3 = _kg().orient_many(arrays[2], arrays[3], arrays[0]).astype(np.int64)
-    o4 = _kg().orient_many(arrays[2], arrays[3], arrays[1]).astype(np.int64)
+    # Whether they meet is decided exactly on the points given; the parameters
+    # are computed on the points scaled by a power of two (no overflow).
+    o1 = _orient_rows(pa, pb, pc)
+    o2 = _orient_rows(pa, pb, pd)
+    o3 = _orient_rows(pc, pd, pa)
+    o4 = _orient_rows(pc, pd, pb)
+    shift = _row_shift(pa, pb, pc, pd)[:, None]
+    pa, pb, pc, pd = (np.ldexp(v, shift) for v in (pa, pb, pc, pd))
     collinear = (o1 == 0) & (o2 == 0) & (o3 == 0) & (o4 == 0)
     meet = (o1 * o2 <= 0) & (o3 * o4 <= 0) & ~collinear
     ex, ey = pb[:, 0] - pa[:, 0], pb[:, 1] - pa[:, 1]
@@ -222,9 +270,31 @@ def segment_segment(
         denom = _cross(ex, ey, fx, fy)
         s_new = np.clip(np.nan_to_num(_cross(wx, wy, fx, fy) / denom), 0.0, 1.0)
         u_new = np.clip(np.nan_to_num(_cross(wx, wy, ex, ey) / denom), 0.0, 1.0)
-    s = np.where(collinear, s, np.where(meet, s_new, np.nan))
-    u = np.where(collinear, u, np.where(meet, u_new, np.nan))
+    s = np.where(meet, s_new, np.nan)
+    u = np.where(meet, u_new, np.nan)
+    for k in np.flatnonzero(collinear):
+        s[k], u[k] = _collinear_overlap(pa[k], pb[k], pc[k], pd[k])
     return _result(s, u, scalar)
+
+
+def _collinear_overlap(
+    a: _FloatArray, b: _FloatArray, c: _FloatArray, d: _FloatArray
+) -> tuple[float, float]:
+    """First common point of two collinear segments along ``a -> b`` (NaN, NaN if none).
+
+    Whether they overlap is decided exactly, by comparing coordinates along an
+    axis the line is not perpendicular to; only the parameters are rounded.
+    """
+    axis = 0 if not a[0] == b[0] == c[0] == d[0] else 1
+    pa, pb, pc, pd = (float(v[axis]) for v in (a, b, c, d))
+    lo = max(min(pa, pb), min(pc, pd))
+    hi = min(max(pa, pb), max(pc, pd))
+    if lo > hi:
+        return math.nan, math.nan
+    first = lo if pa <= pb else hi  # the overlap's end nearest a
+    s = (first - pa) / (pb - pa) if pb != pa else 0.0
+    u = (first - pc) / (pd - pc) if pd != pc else 0.0
+    return min(max(s, 0.0), 1.0), min(max(u, 0.0), 1.0)
 
 
 def _result(
@@ -311,7 +381,10 @@ def ray_circle(
     -----
     The roots are computed from the line's closest approach to the centre and
     the half chord (no cancellation for far-away circles); tangency is a
-    closest distance of exactly ``radius`` in float64.
+    closest distance of exactly ``radius`` in float64. Positions and the radius,
+    and the direction, are each scaled by a power of two first, so any finite
+    input works; a root is infinite only when its true value exceeds the double
+    range.
 
     Examples
     --------
@@ -327,6 +400,11 @@ def ray_circle(
     if ((d[:, 0] == 0.0) & (d[:, 1] == 0.0)).any():
         raise ValueError("direction must not be the zero vector")
     r, scalar = _radii("radius", radius, len(o), scalar)
+    # positions (and the radius) and the direction each scaled by a power of
+    # two: no overflow or underflow inside; t is scaled back at the end
+    shift, d_shift = _row_shift(o, c, r[:, None]), _row_shift(d)
+    o, c, r = np.ldexp(o, shift[:, None]), np.ldexp(c, shift[:, None]), np.ldexp(r, shift)
+    d = np.ldexp(d, d_shift[:, None])
     fx, fy = o[:, 0] - c[:, 0], o[:, 1] - c[:, 1]
     dx, dy = d[:, 0], d[:, 1]
     qa = dx * dx + dy * dy
@@ -337,8 +415,9 @@ def ray_circle(
     disc = r * r - (hx * hx + hy * hy)
     with np.errstate(invalid="ignore"):
         half = np.sqrt(disc / qa)
-    t0 = np.where(disc >= 0.0, t_mid - half, np.nan)
-    t1 = np.where(disc >= 0.0, t_mid + half, np.nan)
+    back = d_shift - shift
+    t0 = np.where(disc >= 0.0, np.ldexp(t_mid - half, back), np.nan)
+    t1 = np.where(disc >= 0.0, np.ldexp(t_mid + half, back), np.nan)
     return _result(t0, t1, scalar)
 
 
@@ -370,7 +449,9 @@ def circle_tangents(
     With ``d = point - center`` and ``D = |d|**2`` the tangent points are
     ``center + (r**2 / D) d -/+ (r sqrt(D - r**2) / D) perp(d)``: no slope, no
     division by a coordinate difference, so points on an axis through the
-    centre are ordinary cases.
+    centre are ordinary cases. Computed in float64 on the inputs scaled by a
+    power of two, so any finite input works (a tangent point beyond the double
+    range, possible only within a factor 2 of ``1.8e308``, is infinite).
 
     Examples
     --------
@@ -384,8 +465,11 @@ def circle_tangents(
     >>> circle_tangents((0.5, 0), (0, 0), 1).shape
     (0, 2)
     """
-    (p, c), scalar = _points(("point", "center"), (point, center))
-    r, scalar = _radii("radius", radius, len(p), scalar)
+    (p_given, c), scalar = _points(("point", "center"), (point, center))
+    r, scalar = _radii("radius", radius, len(p_given), scalar)
+    # scaled by a power of two (no overflow or underflow inside), back at the end
+    shift = _row_shift(p_given, c, r[:, None])
+    p, c, r = np.ldexp(p_given, shift[:, None]), np.ldexp(c, shift[:, None]), np.ldexp(r, shift)
     dx, dy = p[:, 0] - c[:, 0], p[:, 1] - c[:, 1]
     dist2 = dx * dx + dy * dy
     r2 = r * r
@@ -402,8 +486,9 @@ def circle_tangents(
     out[two, 0, 1] = (by + h * dx)[two]
     out[two, 1, 0] = (bx + h * dy)[two]
     out[two, 1, 1] = (by - h * dx)[two]
+    out = np.ldexp(out, -shift[:, None, None])
     one = count == 1
-    out[one, 0] = p[one]
+    out[one, 0] = p_given[one]
     if scalar:
         tangents: _FloatArray = out[0, : int(count[0])].copy()
         return tangents
@@ -438,7 +523,10 @@ def point_in_polygon(points: Any, polygon: Any) -> bool | NDArray[np.bool_]:
     Notes
     -----
     A point is inside when a ray from it towards +x crosses the boundary an odd
-    number of times. Every decision is exact (orientation predicate).
+    number of times. Every decision is exact (orientation predicate), for every
+    finite double: a point whose test float64 arithmetic cannot decide (its
+    coordinates and the polygon's span more than about ``2**960`` and a
+    difference rounds) is decided in exact rational arithmetic instead.
     Points exactly on the boundary follow the same half-open rule as grid
     cells: such a point counts as inside exactly when the point nudged by an
     infinitesimal step towards +x (and a far smaller one towards +y) is inside.
@@ -459,10 +547,13 @@ def point_in_polygon(points: Any, polygon: Any) -> bool | NDArray[np.bool_]:
     >>> point_in_polygon([(0, 0.5), (1, 0.5), (0.5, 0), (0.5, 1)], square).tolist()
     [True, False, True, False]
     """
-    single = np.ndim(points) == 1
     pts = as_points_array("points", points)
+    single = _is_single_point(points)
     poly = _as_polygon("polygon", polygon)
-    out: NDArray[np.bool_] = _kg().points_in_polygon(pts, poly, *_slab_index(poly))
+    out: NDArray[np.bool_]
+    out, undecided = _kg().points_in_polygon(pts, poly, *_slab_index(poly))
+    for k in np.flatnonzero(undecided):  # beyond float64's reach: exact rationals
+        out[k] = _point_in_polygon_fraction((float(pts[k, 0]), float(pts[k, 1])), poly)
     return bool(out[0]) if single else out
 
 
@@ -482,10 +573,10 @@ def _slab_index(poly: _FloatArray) -> tuple[Any, ...]:
 _MAX_SLABS = 2048
 
 
-def _point_in_polygon_reference(point: tuple[float, float], polygon: Any) -> bool:
-    """Pure-Python exact even-odd test (Fractions), the oracle for the kernel."""
+def _point_in_polygon_fraction(point: tuple[float, float], polygon: _FloatArray) -> bool:
+    """Exact even-odd test in rationals: the kernel's fallback for undecided points."""
     px, py = (Fraction(v) for v in point)
-    ring = [(Fraction(x), Fraction(y)) for x, y in _as_polygon("polygon", polygon)]
+    ring = [(Fraction(x), Fraction(y)) for x, y in polygon.tolist()]
     inside = False
     for k, (ax, ay) in enumerate(ring):
         bx, by = ring[(k + 1) % len(ring)]

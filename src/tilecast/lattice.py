@@ -28,12 +28,19 @@ from typing import Any
 
 import numpy as np
 
-from tilecast._validate import as_cell, as_cell_array
+from tilecast._validate import as_cell, as_cell_array, as_int, as_regular_array
 
-__all__ = ["line", "lines"]
+__all__ = ["MAX_CELLS", "line", "lines"]
 
-# Coordinates beyond this could overflow the kernels' int64 error terms.
+#: Default of the ``max_cells=`` keyword of :func:`line` and :func:`lines`: the
+#: most cells one call returns (16 bytes each, so 160 MB). A longer answer is a
+#: ``ValueError`` raised before anything is allocated; pass a larger
+#: ``max_cells`` to allow it.
+MAX_CELLS = 10_000_000
+# Endpoints beyond this would overflow the int64 differences of two endpoints.
 _COORD_LIMIT = 2**60
+# max_cells beyond this would overflow the int64 offsets of lines().
+_MAX_CELLS_LIMIT = 2**62
 
 
 def _check_connectivity(connectivity: Any) -> int:
@@ -44,6 +51,20 @@ def _check_connectivity(connectivity: Any) -> int:
     return int(connectivity)
 
 
+def _check_max_cells(max_cells: Any) -> int:
+    limit = as_int("max_cells", max_cells, 1)
+    if limit > _MAX_CELLS_LIMIT:
+        raise ValueError(f"max_cells must be at most 2**62, got {limit}")
+    return limit
+
+
+def _too_many(count: int, max_cells: int, what: str) -> ValueError:
+    return ValueError(
+        f"max_cells: {what} {count} cells, more than max_cells={max_cells}; "
+        f"pass a larger max_cells= to allow it"
+    )
+
+
 def _checked_cell(name: str, cell: Any) -> tuple[int, int]:
     i, j = as_cell(name, cell)
     if abs(i) > _COORD_LIMIT or abs(j) > _COORD_LIMIT:
@@ -51,7 +72,7 @@ def _checked_cell(name: str, cell: Any) -> tuple[int, int]:
     return i, j
 
 
-def line(a: Any, b: Any, *, connectivity: int = 8) -> np.ndarray:
+def line(a: Any, b: Any, *, connectivity: int = 8, max_cells: int = MAX_CELLS) -> np.ndarray:
     """Cells of the lattice line from cell ``a`` to cell ``b``, both included.
 
     Parameters
@@ -62,12 +83,21 @@ def line(a: Any, b: Any, *, connectivity: int = 8) -> np.ndarray:
         ``8``: Bresenham-thin, ``max(|dx|, |dy|) + 1`` cells, ties in the minor
         coordinate rounded up. ``4``: a 4-connected path of ``|dx| + |dy| + 1``
         cells, through the shoulder with the larger row at exact corners.
+    max_cells : int, default MAX_CELLS (10**7)
+        The most cells to return: a longer line is a ``ValueError`` (checked
+        before anything is allocated), never a memory blow-up.
 
     Returns
     -------
     ndarray of int64, shape (K, 2)
         ``(col, row)`` per cell, from ``a`` to ``b``. ``line(b, a)`` is the
         same cells in reverse order.
+
+    Raises
+    ------
+    ValueError
+        An endpoint coordinate beyond ``+-2**60``, or more than ``max_cells``
+        cells.
 
     Examples
     --------
@@ -78,25 +108,35 @@ def line(a: Any, b: Any, *, connectivity: int = 8) -> np.ndarray:
     [[4, 1], [3, 1], [2, 1], [1, 0], [0, 0]]
     >>> line((0, 0), (2, 1), connectivity=4).tolist()
     [[0, 0], [1, 0], [1, 1], [2, 1]]
+    >>> line((0, 0), (300_000_000, 7))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: max_cells: the line has 300000001 cells, more than max_cells=10000000; ...
     """
     start = _checked_cell("a", a)
     end = _checked_cell("b", b)
     conn = _check_connectivity(connectivity)
-    from tilecast._kernels.lines import fill_line4, fill_line8
-
+    limit = _check_max_cells(max_cells)
     (x0, y0), (x1, y1) = start, end
     if conn == 8:
         count = max(abs(x1 - x0), abs(y1 - y0)) + 1
-        out = np.empty((count, 2), dtype=np.int64)
-        fill_line8(x0, y0, x1, y1, out, 0)
     else:
         count = abs(x1 - x0) + abs(y1 - y0) + 1
-        out = np.empty((count, 2), dtype=np.int64)
+    if count > limit:
+        raise _too_many(count, limit, "the line has")
+    from tilecast._kernels.lines import fill_line4, fill_line8
+
+    out = np.empty((count, 2), dtype=np.int64)
+    if conn == 8:
+        fill_line8(x0, y0, x1, y1, out, 0)
+    else:
         fill_line4(x0, y0, x1, y1, out, 0)
     return out
 
 
-def lines(starts: Any, ends: Any, *, connectivity: int = 8) -> tuple[np.ndarray, np.ndarray]:
+def lines(
+    starts: Any, ends: Any, *, connectivity: int = 8, max_cells: int = MAX_CELLS
+) -> tuple[np.ndarray, np.ndarray]:
     """Many lattice lines at once (compiled, parallel), returned CSR style.
 
     Parameters
@@ -106,6 +146,9 @@ def lines(starts: Any, ends: Any, *, connectivity: int = 8) -> tuple[np.ndarray,
         against the other argument.
     connectivity : {8, 4}, default 8
         As in :func:`line`.
+    max_cells : int, default MAX_CELLS (10**7)
+        The most cells to return, all lines together: more is a
+        ``ValueError``, checked before anything is allocated.
 
     Returns
     -------
@@ -124,9 +167,10 @@ def lines(starts: Any, ends: Any, *, connectivity: int = 8) -> tuple[np.ndarray,
     >>> cells[offsets[1]:offsets[2]].tolist()
     [[5, 5], [5, 4], [5, 3]]
     """
-    start_array = as_cell_array("starts", starts)
-    end_array = as_cell_array("ends", ends)
+    start_array = as_cell_array("starts", as_regular_array("starts", starts))
+    end_array = as_cell_array("ends", as_regular_array("ends", ends))
     conn = _check_connectivity(connectivity)
+    limit = _check_max_cells(max_cells)
     if len(start_array) != len(end_array):
         if len(start_array) == 1:
             start_array = np.repeat(start_array, len(end_array), axis=0)
@@ -138,13 +182,17 @@ def lines(starts: Any, ends: Any, *, connectivity: int = 8) -> tuple[np.ndarray,
                 f"got {len(start_array)} and {len(end_array)}"
             )
     for name, array in (("starts", start_array), ("ends", end_array)):
-        if array.size and np.abs(array).max() > _COORD_LIMIT:
+        # not np.abs: the absolute value of -2**63 is -2**63 in int64
+        if ((array > _COORD_LIMIT) | (array < -_COORD_LIMIT)).any():
             raise ValueError(f"{name} coordinates must lie within +-2**60")
-    delta = np.abs(end_array - start_array)
+    delta = np.abs(end_array - start_array)  # at most 2**61: no overflow
     if conn == 8:
         lengths = delta.max(axis=1, initial=0) + 1
     else:
         lengths = delta.sum(axis=1) + 1
+    total = float(lengths.sum(dtype=np.float64))  # cannot overflow
+    if total > limit:
+        raise _too_many(int(lengths.astype(object).sum()), limit, "the lines have")
     offsets = np.zeros(len(start_array) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     cells = np.empty((int(offsets[-1]), 2), dtype=np.int64)

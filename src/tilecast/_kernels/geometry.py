@@ -1,9 +1,16 @@
 """Exact geometric predicates and the point-in-polygon kernel (Numba).
 
-``orient2d`` is exact for every pair of finite doubles whose products neither
-overflow nor underflow: a floating-point filter (Shewchuk's error bound) answers
-almost every call; the rare near-degenerate call falls back to an error-free
-expansion of the determinant (Dekker products, Knuth sums).
+``orient2d`` decides the sign of ``(b - a) x (c - a)`` exactly on the doubles
+given. A floating-point filter (Shewchuk's error bound, widened by a few
+subnormal units for products that underflow) answers almost every call. The
+rare close call is decided exactly, whatever the magnitudes, when the four
+differences are exact doubles (then the sign of ``p*q - r*s`` is compared on
+mantissas and exponents); otherwise by an error-free expansion of the
+determinant after scaling the six coordinates by one power of two, which is
+exact when their non-zero magnitudes span at most about ``2**960``. Beyond
+that (a coordinate near ``1e-300`` next to one near ``1``, with a difference
+that rounds), it returns :data:`UNDECIDED` and the caller decides in exact
+rational arithmetic or refuses the input.
 """
 
 from __future__ import annotations
@@ -13,10 +20,20 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from tilecast._kernels.exact import expansion_sign, two_prod
+from tilecast._kernels.exact import expansion_sign, two_prod, two_sum
 
 _EPS = 2.0**-53
 _CCW_BOUND = (3.0 + 16.0 * _EPS) * _EPS
+# Absolute error of the filter's two products and the bound when they
+# underflow into the subnormals (each at most half of 2**-1074), with margin.
+_UNDERFLOW = 2.0**-1071
+# The scaled expansion is exact when every non-zero coordinate lies in
+# [2**-SAFE_EXPONENT, 2**SAFE_EXPONENT]: products stay within [2**-960, 2**960]
+# and their rounding errors (multiples of 2**-1064) never underflow.
+SAFE_EXPONENT = 480
+_SAFE_LOW = 2.0**-SAFE_EXPONENT
+#: orient2d's answer when it cannot decide exactly in float64 (see above).
+UNDECIDED = 2
 
 
 @njit(cache=True)
@@ -34,23 +51,96 @@ def _orient2d_exact(ax, ay, bx, by, cx, cy):
 
 
 @njit(cache=True)
+def _sign(x):
+    return (x > 0.0) - (x < 0.0)
+
+
+@njit(cache=True)
+def product_difference_sign(p, q, r, s):
+    """Exact sign of ``p*q - r*s`` for any finite doubles (no overflow, no underflow).
+
+    Signs first; equal signs compare the magnitudes by exponent, and, when the
+    exponents are within one of each other, the mantissa products exactly.
+    """
+    s1 = _sign(p) * _sign(q)
+    s2 = _sign(r) * _sign(s)
+    if s1 == 0:
+        return -s2
+    if s2 == 0 or s1 != s2:
+        return s1
+    mp, ep = math.frexp(abs(p))
+    mq, eq = math.frexp(abs(q))
+    mr, er = math.frexp(abs(r))
+    ms, es = math.frexp(abs(s))
+    # mantissas in [0.5, 1): each product of two lies in [0.25, 1)
+    gap = (ep + eq) - (er + es)
+    if gap >= 2:
+        return s1
+    if gap <= -2:
+        return -s1
+    terms = np.empty(4)
+    hi, lo = two_prod(mp, mq)
+    terms[0], terms[1] = math.ldexp(hi, gap), math.ldexp(lo, gap)
+    hi, lo = two_prod(mr, ms)
+    terms[2], terms[3] = -hi, -lo
+    return s1 * expansion_sign(terms)
+
+
+@njit(cache=True)
+def _exact_difference(b, a):
+    d, err = two_sum(b, -a)
+    return d, math.isfinite(d) and err == 0.0
+
+
+@njit(cache=True)
+def _scaled(x, shift):
+    """``x * 2**shift`` and whether it is exact and inside the safe range."""
+    y = math.ldexp(x, shift)
+    if x == 0.0:
+        return y, True
+    return y, math.ldexp(y, -shift) == x and abs(y) >= _SAFE_LOW
+
+
+@njit(cache=True)
+def _orient2d_slow(ax, ay, bx, by, cx, cy):
+    d1, ok1 = _exact_difference(bx, ax)
+    d2, ok2 = _exact_difference(cy, ay)
+    d3, ok3 = _exact_difference(by, ay)
+    d4, ok4 = _exact_difference(cx, ax)
+    if ok1 and ok2 and ok3 and ok4:
+        return product_difference_sign(d1, d2, d3, d4)
+    big = max(abs(ax), abs(ay), abs(bx), abs(by), abs(cx), abs(cy))
+    shift = SAFE_EXPONENT - math.frexp(big)[1]  # the largest becomes < 2**480
+    sax, k1 = _scaled(ax, shift)
+    say, k2 = _scaled(ay, shift)
+    sbx, k3 = _scaled(bx, shift)
+    sby, k4 = _scaled(by, shift)
+    scx, k5 = _scaled(cx, shift)
+    scy, k6 = _scaled(cy, shift)
+    if k1 and k2 and k3 and k4 and k5 and k6:
+        return _orient2d_exact(sax, say, sbx, sby, scx, scy)
+    return UNDECIDED
+
+
+@njit(cache=True)
 def orient2d(ax, ay, bx, by, cx, cy):
-    """Sign of the cross product (b - a) x (c - a): 1 left turn, -1 right, 0 collinear."""
+    """Sign of (b - a) x (c - a): 1 left turn, -1 right, 0 collinear; UNDECIDED (2), rarely."""
     left = (bx - ax) * (cy - ay)
     right = (by - ay) * (cx - ax)
     det = left - right
-    bound = _CCW_BOUND * (abs(left) + abs(right))
+    bound = _CCW_BOUND * (abs(left) + abs(right)) + _UNDERFLOW
+    # overflow gives inf or NaN here: no comparison succeeds, the slow path decides
     if det > bound:
         return 1
     if -det > bound:
         return -1
     # Cheap exact answers for the common degenerate inputs (shared ends,
-    # axis-aligned walls) before the expansion arithmetic.
+    # axis-aligned walls) before the exact arithmetic.
     if (ax == bx and ay == by) or (ax == cx and ay == cy) or (bx == cx and by == cy):
         return 0
     if (ax == bx and bx == cx) or (ay == by and by == cy):
         return 0
-    return _orient2d_exact(ax, ay, bx, by, cx, cy)
+    return _orient2d_slow(ax, ay, bx, by, cx, cy)
 
 
 @njit(cache=True)
@@ -104,8 +194,7 @@ def build_slab_index(polygon, boundaries, n_cols):
     n = polygon.shape[0]
     n_slabs = boundaries.shape[0] - 1
     x0, x1 = column_range(polygon, np.int64(0), np.int64(0))
-    hx = (x1 - x0) / n_cols
-    inv_x = 1.0 / hx if hx > 0.0 else 0.0
+    inv_x = column_scale(x0, x1, n_cols)
     counts = np.zeros(n_slabs * n_cols + 1, dtype=np.int64)
     toggles = np.zeros((n_slabs, n_cols + 1), dtype=np.bool_)
     starts = counts
@@ -135,8 +224,16 @@ def build_slab_index(polygon, boundaries, n_cols):
                 # each side: columns computed in floating point may be off by one.
                 xa = ax + (max(lo, ymin) - ay) * slope
                 xb = ax + (min(hi, ymax) - ay) * slope
-                c0 = max(math.floor((min(xa, xb) - x0) * inv_x) - 1, 0)
-                c1 = min(math.floor((max(xa, xb) - x0) * inv_x) + 1, n_cols - 1)
+                # the edge's x inside the slab lies between its ends' x; a
+                # slope that overflowed (NaN, inf) gives that whole range
+                left = min(ax, bx)
+                right = max(ax, bx)
+                x_lo = min(xa, xb)
+                x_hi = max(xa, xb)
+                x_lo = x_lo if left <= x_lo <= right else left
+                x_hi = x_hi if left <= x_hi <= right else right
+                c0 = max(column_of(x_lo, x0, inv_x, n_cols) - 1, 0)
+                c1 = min(column_of(x_hi, x0, inv_x, n_cols) + 1, n_cols - 1)
                 if full and rep == 0:
                     toggles[s, c0] = not toggles[s, c0]
                 for c in range(c0 if full else 0, c1 + 1):
@@ -156,19 +253,39 @@ def build_slab_index(polygon, boundaries, n_cols):
     return boundaries, x0, x1, inv_x, starts, entries, parity
 
 
+@njit(cache=True)
+def column_scale(x0, x1, n_cols):
+    """Columns per unit x for ``n_cols`` columns on [x0, x1]; 0 (one column) if not finite."""
+    inv_x = n_cols / (x1 - x0) if x1 > x0 else 0.0
+    return inv_x if math.isfinite(inv_x) else 0.0
+
+
+@njit(cache=True)
+def column_of(x, x0, inv_x, n_cols):
+    """Column of ``x`` (clamped to [0, n_cols - 1]; NaN from an overflow is column 0)."""
+    u = (x - x0) * inv_x
+    if not u >= 1.0:  # also NaN: never converted to an integer
+        return 0
+    if u >= n_cols:
+        return n_cols - 1
+    return int(u)
+
+
 @njit(cache=True, parallel=True)
 def points_in_polygon(points, polygon, boundaries, x0, x1, inv_x, starts, entries, parity):
+    """Even-odd test per point: ``inside`` and ``undecided`` (a predicate said UNDECIDED)."""
     m = points.shape[0]
     n = polygon.shape[0]
     n_slabs, n_cols = parity.shape
     out = np.zeros(m, dtype=np.bool_)
+    undecided = np.zeros(m, dtype=np.bool_)
     for i in prange(m):
         px = points[i, 0]
         py = points[i, 1]
         if not (py >= boundaries[0] and py < boundaries[n_slabs] and px >= x0 and px <= x1):
             continue
         s = np.searchsorted(boundaries, py, side="right") - 1
-        c = min(int((px - x0) * inv_x), n_cols - 1)
+        c = column_of(px, x0, inv_x, n_cols)
         cell = s * n_cols + c
         inside = parity[s, c]
         for e in range(starts[cell], starts[cell + 1]):
@@ -189,9 +306,12 @@ def points_in_polygon(points, polygon, boundaries, x0, x1, inv_x, starts, entrie
             ax = polygon[k, 0]
             bx = polygon[(k + 1) % n, 0]
             if by > ay:
-                if orient2d(ax, ay, bx, by, px, py) > 0:
-                    inside = not inside
-            elif orient2d(bx, by, ax, ay, px, py) > 0:
+                side = orient2d(ax, ay, bx, by, px, py)
+            else:
+                side = orient2d(bx, by, ax, ay, px, py)
+            if side == UNDECIDED:
+                undecided[i] = True
+            elif side > 0:
                 inside = not inside
         out[i] = inside
-    return out
+    return out, undecided
