@@ -281,3 +281,17 @@ def test_raycast_and_raycast_many_agree_far_beyond_a_solid_outside():
     hit = raycast(open_grid, (-1e20, 0.5), (1.0, 0.0))
     assert hit is not None and hit.cell == (0, 0)
     assert raycast_many(open_grid, [(-1e20, 0.5)], [(1.0, 0.0)])[0] == hit
+
+
+def test_far_segments_whose_float_estimates_cancel_do_not_hang():
+    """The exact far walk settles a cell from a float estimate; at 1e150 that estimate is
+    off by about 1e134 cells, which it must search out in logarithmic, not linear, time."""
+    grid = Grid(np.zeros((5, 9), dtype=bool))
+    assert line_of_sight(grid, (2.0**62, 1e150), (1e-300, 1e-300))
+    steps = traverse(grid, (2.0**62, 1e150), (1e-300, 1e-300))
+    # moving towards -x from the grid line x = 2**62: the cell on its negative side
+    assert next(steps).cell == (2**62 - 1, math.floor(1e150))
+    walled = Grid(np.ones((5, 9), dtype=bool))
+    assert not line_of_sight(walled, (2.0**62, 1e150), (0.5, 0.5))
+    hit = raycast(walled, (0.5, 1e150), (1e-150, -1.0))
+    assert hit is not None and hit.cell[1] == 4

@@ -144,3 +144,22 @@ def test_other_inputs_are_refused_naming_grid():
         ):
             with pytest.raises(TypeError, match="grid"):
                 call(bad)
+
+
+def test_empty_arrays_and_ragged_cells_are_refused_naming_the_argument():
+    empty = np.zeros((0, 4), dtype=bool)
+    for call in (
+        lambda: fov(empty, (0, 0)),
+        lambda: raycast(empty, (0.0, 0.0), (1.0, 0.0)),
+        lambda: tiles_in_rect(empty, (0, 0, 1, 1)),
+        lambda: wall_segments(empty),
+    ):
+        with pytest.raises(ValueError, match="grid"):
+            call()
+    grid = Grid(np.zeros((3, 3), dtype=bool))
+    with pytest.raises(ValueError, match="origin_cells"):
+        fov_many(grid, [[0, 0], [1]])
+    with pytest.raises(ValueError, match="cells"):
+        grid.set_solid([[0, 0], [1]])
+    with pytest.raises(ValueError, match="cells"):
+        _tilemap().set_tile([[0, 0], [1]], 0)

@@ -199,17 +199,44 @@ class TileWalker:
         ``crossed_before(line)`` tells whether that line is crossed strictly
         before the target crossing. Returns ``(cell, next_line)``.
         """
-        cell = math.floor(estimate) if math.isfinite(estimate) else start
-        if (cell - start) * step < 0:  # never behind the start cell
-            cell = start
-        line = cell + 1 if step > 0 else cell
-        while crossed_before(line):
-            cell += step
-            line += step
-        while cell != start and not crossed_before(line - step):
-            cell -= step
-            line -= step
-        return cell, line
+        # Index k counts cells from the start along the travel: behind(k) says
+        # the line ahead of cell start + k*step is crossed before the target.
+        # It holds for the first cells and then never again; the answer is
+        # the first k where it does not. The float estimate is usually within
+        # a cell, but can be off by a lot where the numbers cancel (huge
+        # coordinates), so search outwards from it by doubling steps and then
+        # halve the bracket: a few dozen exact comparisons at worst.
+        ahead = 1 if step > 0 else 0  # line = cell + ahead
+
+        def behind(k: int) -> bool:
+            return crossed_before(start + k * step + ahead)
+
+        guess = (math.floor(estimate) - start) * step if math.isfinite(estimate) else 0
+        guess = max(guess, 0)  # never behind the start cell
+        if behind(guess):
+            lo, width = guess, 1  # behind(lo) holds
+            while behind(lo + width):
+                lo += width
+                width *= 2
+            hi = lo + width  # behind(hi) fails
+        else:
+            hi, width = guess, 1  # behind(hi) fails
+            lo = -1  # below 0: the start cell itself is the answer
+            while hi > 0:
+                probe = max(hi - width, 0)
+                if behind(probe):
+                    lo = probe
+                    break
+                hi = probe
+                width *= 2
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if behind(mid):
+                lo = mid
+            else:
+                hi = mid
+        cell = start + hi * step
+        return cell, cell + ahead
 
 
 def normalised_direction(dx: float, dy: float) -> tuple[float, float]:

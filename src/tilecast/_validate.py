@@ -145,6 +145,8 @@ def check_map(grid: Any) -> World:
     if isinstance(grid, World):
         return grid
     if isinstance(grid, np.ndarray) and grid.ndim == 2 and grid.dtype == np.bool_:
+        if grid.size == 0:
+            raise ValueError(f"grid must not be empty, got a bool array of shape {grid.shape}")
         return Grid(grid)
     raise TypeError(
         f"grid must be a tilecast.Grid, a TileMap or a 2D bool array, got {type(grid).__name__}"
@@ -220,7 +222,12 @@ def as_cell(name: str, cell: Any) -> tuple[int, int]:
 
 def as_cell_array(name: str, cells: Any) -> np.ndarray:
     """Return cells as an ``(N, 2)`` int64 C-contiguous array (one ``(i, j)`` gives one row)."""
-    array = np.asarray(cells)
+    try:
+        array = np.asarray(cells)
+    except (TypeError, ValueError, OverflowError) as exc:  # ragged, or ints beyond int64
+        raise ValueError(
+            f"{name} must be one cell (i, j) or an (N, 2) array of integers: {exc}"
+        ) from None
     if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
         if array.size == 0:
             array = array.astype(np.int64)
