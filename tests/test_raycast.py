@@ -289,8 +289,9 @@ def test_far_segments_whose_float_estimates_cancel_do_not_hang():
     grid = Grid(np.zeros((5, 9), dtype=bool))
     assert line_of_sight(grid, (2.0**62, 1e150), (1e-300, 1e-300))
     steps = traverse(grid, (2.0**62, 1e150), (1e-300, 1e-300))
-    # moving towards -x from the grid line x = 2**62: the cell on its negative side
-    assert next(steps).cell == (2**62 - 1, math.floor(1e150))
+    # both coordinates are integers (grid lines) and the segment moves towards -x
+    # and -y: it starts in the cell on the negative side of both lines
+    assert next(steps).cell == (2**62 - 1, int(1e150) - 1)
     walled = Grid(np.ones((5, 9), dtype=bool))
     assert not line_of_sight(walled, (2.0**62, 1e150), (0.5, 0.5))
     hit = raycast(walled, (0.5, 1e150), (1e-150, -1.0))
