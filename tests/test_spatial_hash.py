@@ -274,3 +274,39 @@ def test_bad_input():
     with pytest.raises(ValueError, match="max_distance"):
         world.query_ray((0, 0), (1.0, 0.0), -1.0)
     assert len(world) == 1 and 1 in world and 2 not in world
+
+
+# ------------------------------------------------------- numeric range (issue 16)
+@pytest.mark.parametrize("scale", [5e-324, 1e-300, 2.0**-600, 1.0, 1e300, 1e308])
+def test_query_ray_any_nonzero_direction(scale):
+    world = SpatialHash(1.0)
+    world.insert(1, box=(3.0, -1.0, 4.0, 1.0))
+    world.insert(2, circle=((10.0, 0.0), 1.0))
+    world.insert(3, segment=((6.0, 6.0), (6.0, -6.0)))
+    got = [(c.id, c.distance, c.point) for c in world.query_ray((0.0, 0.0), (scale, 0.0))]
+    assert [c[0] for c in got] == [1, 3, 2]
+    for (_, distance, point), want in zip(got, (3.0, 6.0, 9.0), strict=True):
+        assert math.isclose(distance, want, rel_tol=1e-15)
+        assert math.isclose(point[0], want, rel_tol=1e-15) and point[1] == 0.0
+    down = [c.id for c in world.query_ray((6.0, 20.0), (0.0, -scale))]
+    assert down == [3]
+
+
+def test_rays_among_huge_and_tiny_coordinates():
+    world = SpatialHash(1.0)
+    world.insert(1, box=(-1e300, -1.0, -1e299, 1.0))
+    world.insert(2, circle=((1e300, 0.0), 1e299))
+    world.insert(3, segment=((1e308, -1e308), (1e308, 1e308)))
+    got = [(c.id, c.distance) for c in world.query_ray((0.0, 0.0), (1.0, 0.0))]
+    assert [k for k, _ in got] == [2, 3]
+    assert math.isclose(got[0][1], 9e299) and math.isclose(got[1][1], 1e308)
+    got = [(c.id, c.distance) for c in world.query_ray((1e308, 0.0), (-5e-324, 0.0))]
+    assert [k for k, _ in got] == [3, 2, 1]
+    assert got[0][1] == 0.0 and math.isclose(got[1][1], 1e308 - 1.1e300)
+    assert math.isclose(got[2][1], 1e308 + 1e299)
+    # a contact farther than the largest double cannot be expressed: not reported
+    world.insert(4, box=(-1.7e308, -1.0, -1.6e308, 1.0))
+    assert 4 not in [c.id for c in world.query_ray((1e308, 0.0), (-1.0, 0.0))]
+    tiny = SpatialHash(1e-300, origin=(1e300, 0.0))
+    tiny.insert(1, box=(0.0, 0.0, 1.0, 1.0))
+    assert [c.id for c in tiny.query_ray((-5.0, 0.5), (1.0, 0.0))] == [1]

@@ -10,6 +10,12 @@ Exactness: rectangle and circle queries decide contact exactly on the float64
 values given (float filter, ``Fraction`` for the close calls), touching
 counts. Ray queries compute contact distances in float64 and report objects
 in increasing distance, each once, lazily.
+
+Range: any finite values. A ray's direction may be any non-zero finite
+vector (it is rescaled by a power of two, exactly), and contact distances are
+computed on the shape and origin scaled by a power of two when they are
+large, so nothing overflows inside; a contact farther than the largest double
+(about ``1.8e308``) cannot be expressed and is not reported.
 """
 
 from __future__ import annotations
@@ -35,6 +41,9 @@ from tilecast.regions import circle_rect_exact
 from tilecast.results import RayContact
 
 __all__ = ["SpatialHash"]
+
+# Ray contacts are computed on shapes scaled (by a power of two) below this.
+_SAFE_MAGNITUDE = 2.0**500
 
 _FREE, _BOX, _SEGMENT, _CIRCLE = 0, 1, 2, 3
 _KIND_NAMES = {_BOX: "box", _SEGMENT: "segment", _CIRCLE: "circle"}
@@ -168,7 +177,29 @@ def _circles_meet_circle(circ: _FloatArray, cx: float, cy: float, r: float) -> _
 def ray_contact(
     kind: int, g: tuple[float, ...], px: float, py: float, dx: float, dy: float
 ) -> float | None:
-    """Smallest ``t >= 0`` with ``p + t*d`` in the closed shape, in float64; None if none."""
+    """Smallest ``t >= 0`` with ``p + t*d`` in the closed shape, in float64; None if none.
+
+    ``d`` is expected near unit size (``query_ray`` rescales it). Large shapes
+    and origins are scaled down by a power of two first (``t`` scales with
+    them), so no intermediate overflows; a ``t`` beyond the double range is None.
+    """
+    big = max(abs(px), abs(py), abs(g[0]), abs(g[1]), abs(g[2]), abs(g[3]))
+    if big > _SAFE_MAGNITUDE:
+        shift = -math.frexp(big)[1]
+        scaled = tuple(math.ldexp(v, shift) for v in g)
+        t = _contact(kind, scaled, math.ldexp(px, shift), math.ldexp(py, shift), dx, dy)
+        if t is None:
+            return None
+        try:
+            return math.ldexp(t, -shift)
+        except OverflowError:  # farther than the largest double
+            return None
+    return _contact(kind, g, px, py, dx, dy)
+
+
+def _contact(
+    kind: int, g: tuple[float, ...], px: float, py: float, dx: float, dy: float
+) -> float | None:
     if kind == _BOX:
         x0, y0, x1, y1 = g[:4]
         t_in, t_out = 0.0, math.inf
@@ -608,7 +639,8 @@ class SpatialHash:
         ----------
         origin : (float, float)
         direction : (float, float)
-            Non-zero; need not be unit length.
+            Non-zero, any finite size (``(5e-324, 0)`` is fine); need not be
+            unit length.
         max_distance : float, default inf
             Inclusive limit on the contact distance (world units).
 
@@ -628,6 +660,10 @@ class SpatialHash:
         """
         px, py = as_point("origin", origin)
         dx, dy = as_direction("direction", direction)
+        # a power of two (exact) brings the direction near unit size: its norm
+        # and the ray parameters neither underflow nor overflow
+        shift = 1 - math.frexp(max(abs(dx), abs(dy)))[1]  # largest component in [1, 2)
+        dx, dy = math.ldexp(dx, shift), math.ldexp(dy, shift)
         max_d = as_nonnegative_float("max_distance", max_distance, allow_inf=True)
         return self._ray(px, py, dx, dy, max_d)
 
@@ -674,6 +710,12 @@ class SpatialHash:
         (ox, oy), (w, h) = self._origin, self._size
         # tile space of the hash; clip the ray's t-range to the stored extent
         pu, pv, du, dv = (px - ox) / w, (py - oy) / h, dx / w, dy / h
+        if not all(map(math.isfinite, (pu, pv, du, dv))):  # beyond the hash's tile space
+            for bucket in self._buckets.values():
+                for slot in bucket:
+                    if slot not in seen:
+                        consider(slot)
+            return
         e = self._extent
         t_lo, t_hi = 0.0, t_max
         for p, d, lo, hi in ((pu, du, e[0] - 1.0, e[2] + 2.0), (pv, dv, e[1] - 1.0, e[3] + 2.0)):
@@ -683,7 +725,7 @@ class SpatialHash:
                 continue
             ta, tb = (lo - p) / d, (hi - p) / d
             t_lo, t_hi = max(t_lo, min(ta, tb)), min(t_hi, max(ta, tb))
-        if t_lo > t_hi:
+        if not t_lo <= t_hi:  # also NaN, which the checked ranges rule out
             return
         # 4-connected walk over hash cells, each next crossing recomputed from p
         i = _ifloor(pu + t_lo * du)
