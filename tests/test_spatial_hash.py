@@ -302,11 +302,14 @@ def test_rays_among_huge_and_tiny_coordinates():
     assert math.isclose(got[0][1], 9e299) and math.isclose(got[1][1], 1e308)
     got = [(c.id, c.distance) for c in world.query_ray((1e308, 0.0), (-5e-324, 0.0))]
     assert [k for k, _ in got] == [3, 2, 1]
-    assert got[0][1] == 0.0 and math.isclose(got[1][1], 1e308 - 1.1e300)
+    assert got[0][1] == 0.0 and math.isclose(got[1][1], 1e308 - 1.1e300, rel_tol=1e-15)
     assert math.isclose(got[2][1], 1e308 + 1e299)
     # a contact farther than the largest double cannot be expressed: not reported
     world.insert(4, box=(-1.7e308, -1.0, -1.6e308, 1.0))
     assert 4 not in [c.id for c in world.query_ray((1e308, 0.0), (-1.0, 0.0))]
+    far = SpatialHash(1.0)
+    far.insert(1, circle=((1e3, 0.0), 1e2))
+    assert [c.distance for c in far.query_ray((1e11, 0.0), (-1.0, 0.0))] == [1e11 - 1.1e3]
     tiny = SpatialHash(1e-300, origin=(1e300, 0.0))
     tiny.insert(1, box=(0.0, 0.0, 1.0, 1.0))
     assert [c.id for c in tiny.query_ray((-5.0, 0.5), (1.0, 0.0))] == [1]

@@ -221,7 +221,10 @@ def _contact(
         b = fx * dx + fy * dy
         if b >= 0.0:
             return None
-        disc = b * b - a * c
+        # a * (r**2 - squared distance of the line from the centre): no
+        # cancellation of two huge terms, unlike b*b - a*c
+        cross = fx * dy - fy * dx
+        disc = a * (r * r) - cross * cross
         if disc < 0.0:
             return None
         # the smaller root, in the cancellation-free form c / q
