@@ -490,7 +490,7 @@ def scan(
     [1.5, 1.5]
     """
     check_map(grid)
-    if isinstance(pose, str | bytes) or np.ndim(pose) != 1 or len(pose) != 3:
+    if isinstance(pose, str | bytes) or not hasattr(pose, "__len__") or len(pose) != 3:
         raise ValueError("pose must be (x, y, theta)")
     x = as_finite_float("pose[0]", pose[0])
     y = as_finite_float("pose[1]", pose[1])
