@@ -192,16 +192,122 @@ def test_usage_errors_exit_2(argv, capsys):
     assert "usage: tilecast" in captured.err + captured.out
 
 
-def test_failures_exit_1_without_traceback(tmp_path, capsys):
+def test_bad_maps_exit_2_without_traceback(tmp_path, capsys):
+    # a map file that cannot be read is bad input, like a bad option value: exit 2, one line
     bad = tmp_path / "bad.txt"
     bad.write_text("#?#\n")
-    assert main(["cast", str(bad), "--from", "0,0", "--angle", "0"]) == 1
+    assert main(["cast", str(bad), "--from", "0,0", "--angle", "0"]) == 2
     err = capsys.readouterr().err
     assert "line 1, column 2" in err and "Traceback" not in err
-    assert main(["render", str(tmp_path / "missing.txt"), "--out", "x.png"]) == 1
+    assert main(["render", str(tmp_path / "missing.txt"), "--out", "x.png"]) == 2
     assert "cannot read" in capsys.readouterr().err
-    assert main(["cast", str(tmp_path / "m.weird"), "--from", "0,0", "--angle", "0"]) == 1
+    assert main(["cast", str(tmp_path / "m.weird"), "--from", "0,0", "--angle", "0"]) == 2
     assert "unknown map format" in capsys.readouterr().err
+
+
+def _one_error_line(capsys, *names):
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert "Traceback" not in err
+    assert lines[-1].startswith("tilecast") and ": error: " in lines[-1], err
+    for name in names:
+        assert name in lines[-1], (name, err)
+    return lines[-1]
+
+
+def test_hostile_maps_exit_2_with_one_line(tmp_path, capsys):
+    deep = tmp_path / "deep.tmj"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    argv = ["--from", "1,1", "--angle", "0"]
+    assert main(["cast", str(deep), *argv]) == 2
+    assert "max_depth" in _one_error_line(capsys, "deep.tmj")
+    odd = tmp_path / "odd.tmj"
+    odd.write_text('{"type": "map", "width": 2, "height": 2, "tilewidth": 8, "tileheight": 8, '
+                   '"tilesets": [1], "layers": []}')  # fmt: skip
+    assert main(["cast", str(odd), *argv]) == 2
+    _one_error_line(capsys, "odd.tmj")
+    negative = tmp_path / "neg.tmx"
+    negative.write_text(
+        '<map orientation="orthogonal" width="2" height="2" tilewidth="-8" tileheight="8">'
+        '<layer name="w"><data encoding="csv">0,0,0,0</data></layer></map>'
+    )
+    assert main(["cast", str(negative), *argv]) == 2
+    assert "tilewidth" in _one_error_line(capsys, "neg.tmx")
+
+
+def test_decompression_bomb_png_exits_2(tmp_path, capsys):
+    pytest.importorskip("PIL")
+    import struct
+    import zlib
+
+    def chunk(kind, data):
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    # a valid PNG header declaring 100000 x 100000 gray pixels, with almost no data
+    header = struct.pack(">IIBBBBB", 100_000, 100_000, 8, 0, 0, 0, 0)
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
+    png += chunk(b"IDAT", zlib.compress(b"\x00" * 1000)) + chunk(b"IEND", b"")
+    bomb = tmp_path / "bomb.png"
+    bomb.write_bytes(png)
+    assert main(["render", str(bomb), "--out", str(tmp_path / "o.png")]) == 2
+    line = _one_error_line(capsys, "bomb.png")
+    assert "max_pixels" in line or "too large" in line
+
+
+@pytest.mark.parametrize(
+    ("argv", "option"),
+    [
+        (["scan", "{map}", "--pose", "1.5,1.5,0", "--beams", "100000000000"], "--beams"),
+        (["demo", "--rays", "100000000000"], "--rays"),
+        (["cast", "{map}", "--from", "1.5,1.5", "--angle", "inf"], "--angle"),
+        (["cast", "{map}", "--from", "1.5,1.5", "--angle", "nan"], "--angle"),
+        (["render", "{map}", "--out", "{out}", "--scale", "1e308"], "--scale"),
+        (["fov", "{map}", "--from", "1,1", "--out", "{out}", "--scale", "1e308"], "--scale"),
+        (["cast", "{map}", "--from", "1.5,1.5", "--angle", "0", "--layer", "x"], "--layer"),
+        (["cast", "{map}", "--from", "1.5,1.5", "--angle", "0", "--solid", "maybe"], "--solid"),
+    ],
+)
+def test_bad_option_values_exit_2(room, tmp_path, capsys, argv, option):
+    argv = [a.format(map=room, out=tmp_path / "o.png") for a in argv]
+    if "--scale" in argv:
+        pytest.importorskip("PIL")
+    assert main(argv) == 2
+    _one_error_line(capsys, option)
+
+
+def test_negative_numbers_as_option_values(room, capsys):
+    # issue 15: '--pose -0.375,1,0' was taken for an option
+    assert main(["scan", str(room), "--pose", "-0.375,1.5,0", "--beams", "1"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1].split(",")[1] == "0.375"  # beam along +x from x = -0.375 to the wall at x = 0
+    assert main(["cast", str(room), "--from", "-2.5,1.5", "--angle", "-0"]) == 0
+    assert capsys.readouterr().out.startswith("hit at (0, 1.5), distance 2.5")
+    assert main(["cast", str(room), "--from", "1.5,-1.5", "--angle", "-270"]) == 0
+    assert "distance 1.5" in capsys.readouterr().out  # straight down onto row 0 at y = 0
+    assert main(["cast", str(room), "--from=-2.5,1.5", "--angle=-0"]) == 0
+    capsys.readouterr()
+    assert main(["scan", str(room), "--po", "-0.375,1.5,0", "--beams", "1"]) == 0
+
+
+def test_root_layer_and_solid_options(tmp_path, capsys):
+    tmx = (
+        '<map orientation="orthogonal" width="3" height="1" tilewidth="1" tileheight="1">'
+        '<tileset firstgid="1" name="t" tilewidth="1" tileheight="1" tilecount="2"/>'
+        '<layer name="ground"><data encoding="csv">1,1,1</data></layer>'
+        '<layer name="walls"><data encoding="csv">0,0,2</data></layer></map>'
+    )
+    path = tmp_path / "level.tmx"
+    path.write_text(tmx)
+    argv = ["cast", str(path), "--from", "0.5,0.5", "--angle", "0", "--format", "json"]
+    assert main(argv) == 0  # the layer named "walls" by default
+    assert json.loads(capsys.readouterr().out)["cell"] == [2, 0]
+    assert main([*argv, "--layer", "ground"]) == 0
+    assert json.loads(capsys.readouterr().out)["inside"] is True
+    assert main([*argv, "--layer", "walls", "--solid", "1"]) == 0
+    assert json.loads(capsys.readouterr().out)["hit"] is False
+    assert main([*argv, "--root", str(tmp_path / "elsewhere")]) == 2
+    _one_error_line(capsys, "root")
 
 
 def test_help_and_version(capsys):

@@ -399,7 +399,7 @@ def _json_paths(node: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
 def _json_structure(data: bytes, rng: random.Random) -> bytes:
     try:
         doc = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):
         return _number(data, rng)
     paths = _json_paths(doc)[1:]
     path = rng.choice(paths)

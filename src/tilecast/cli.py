@@ -1,9 +1,11 @@
 """The ``tilecast`` command: demos, single casts, lidar scans, fields of view, pictures.
 
 Run ``tilecast --help`` or ``tilecast COMMAND --help``. Exit status: 0 on
-success, 2 for a usage error (bad arguments), 1 when the command fails (for
-example a map that cannot be read); user errors print one line, never a
-traceback.
+success, 2 for bad input (bad arguments, or a map file that cannot be read or
+breaks a limit), 1 when the command fails otherwise (a viewer inside a wall,
+a failed benchmark); errors print one line ``tilecast CMD: error: ...``,
+never a traceback. Option values may be negative numbers
+(``--pose -0.375,1,0``).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import argparse
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import time
@@ -31,10 +34,20 @@ __all__ = ["main"]
 
 #: Where ``tilecast demo`` puts its viewer on the bundled map (a central hall).
 DEMO_VIEWER = (21.5, 14.5)
+#: The most rays or beams one command casts (a bigger count is a typo, not a scan).
+MAX_RAYS = 10_000_000
+#: The most pixels a picture may have.
+MAX_PICTURE_PIXELS = 1 << 28
+#: An argument that is a negative number (or starts like one), not an option.
+NEGATIVE = re.compile(r"^-(\d|\.\d|inf|nan)", re.IGNORECASE)
 
 
 class UserError(Exception):
     """A problem the user can fix; printed as one line, exit status 1."""
+
+
+class BadInput(UserError):
+    """An option value or a map file that cannot be used; printed as one line, exit status 2."""
 
 
 # ----------------------------------------------------------------- parsing
@@ -76,6 +89,38 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _ray_count(text: str) -> int:
+    value = _positive_int(text)
+    if value > MAX_RAYS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_RAYS:,} rays, got {text!r}")
+    return value
+
+
+def _finite(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
+
+
+def _solid_rule(text: str) -> str | frozenset[int]:
+    choices = ("auto", "property", "collision", "alpha", "any")
+    if text in choices:
+        return text
+    try:
+        gids = frozenset(int(p) for p in text.split(",") if p.strip())
+    except ValueError:
+        gids = frozenset()
+    if not gids or min(gids) <= 0:
+        raise argparse.ArgumentTypeError(
+            f"expected one of {', '.join(choices)} or tile GIDs like 1,2,7, got {text!r}"
+        )
+    return gids
+
+
 def _nonnegative(text: str) -> float:
     try:
         value = float(text)
@@ -94,10 +139,32 @@ def _positive(text: str) -> float:
 
 
 # ------------------------------------------------------------------ helpers
-def _load(path: str, outside: str | None) -> Grid | TileMap:
-    from tilecast.io import load_map
+def _load(path: str, outside: str | None, args: argparse.Namespace | None = None) -> Grid | TileMap:
+    """Load the map of a command with its ``--root``, ``--layer`` and ``--solid``."""
+    from tilecast.io import MapLoadError, load_map
+    from tilecast.io.detect import SUFFIXES
 
-    world = load_map(path)
+    options: dict[str, Any] = {}
+    suffix = Path(path).suffix.lower()
+    loader = SUFFIXES.get(suffix, ("", ""))[1]
+    if args is not None:
+        if getattr(args, "root", None) is not None:
+            options["root"] = args.root
+        if getattr(args, "layer", None):
+            if loader not in ("load_tiled", "load_ldtk"):
+                raise BadInput(f"--layer: only Tiled and LDtk maps have layers, not {path}")
+            layers = args.layer
+            options["layer"] = layers[0] if len(layers) == 1 or loader == "load_ldtk" else layers
+        if getattr(args, "solid", None) is not None:
+            if loader != "load_tiled":
+                raise BadInput(f"--solid: only for Tiled maps (.tmx/.tmj/.json), not {path}")
+            options["solid"] = args.solid
+    try:
+        world = load_map(path, **options)
+    except MapLoadError as exc:
+        raise BadInput(str(exc)) from None
+    except ImportError as exc:
+        raise UserError(str(exc)) from None
     if outside is not None and outside != getattr(world, "outside", outside):
         from tilecast.grid import Grid
 
@@ -120,6 +187,12 @@ def _picture(world: Grid | TileMap, scale: float | None, y_up: bool = False) -> 
     shape = world.to_pixel_grid().shape if hasattr(world, "to_pixel_grid") else world.shape
     if scale is None:  # aim for a picture about 800 pixels across, 1..16 per cell
         scale = min(16.0, max(1.0, 800.0 / max(shape)))
+    pixels = (shape[0] * scale) * (shape[1] * scale)
+    if pixels > MAX_PICTURE_PIXELS:
+        raise BadInput(
+            f"--scale {scale:g}: the picture would have {pixels:.3g} pixels "
+            f"(at most {MAX_PICTURE_PIXELS:,}); use a smaller scale"
+        )
     return Picture(world, scale, y_up=y_up)
 
 
@@ -228,7 +301,7 @@ def cmd_cast(args: argparse.Namespace) -> int:
     """Cast one ray and print its first hit."""
     import tilecast
 
-    world = _load(args.map, args.outside)
+    world = _load(args.map, args.outside, args)
     theta = math.radians(args.angle)
     direction = (math.cos(theta), math.sin(theta))
     hit = tilecast.raycast(world, args.origin, direction, args.max_distance)
@@ -260,7 +333,7 @@ def cmd_cast(args: argparse.Namespace) -> int:
 
 def cmd_scan(args: argparse.Namespace) -> int:
     """Print the ranges of a lidar scan."""
-    world = _load(args.map, args.outside)
+    world = _load(args.map, args.outside, args)
     fov_rad = math.radians(args.fov)
     if args.beams == 1:
         angles = np.zeros(1)
@@ -291,7 +364,7 @@ def cmd_fov(args: argparse.Namespace) -> int:
     """Print (and optionally draw) the field of view from a cell."""
     from tilecast import fov
 
-    world = _load(args.map, None)
+    world = _load(args.map, None, args)
     grid = _as_grid(world)
     if not grid.in_bounds(args.origin):
         raise UserError(f"--from {args.origin[0]},{args.origin[1]} is outside the map {grid.shape}")
@@ -321,7 +394,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     """Draw a map (optionally with its wall segments) to a picture."""
     from tilecast import wall_segments
 
-    world = _load(args.map, None)
+    world = _load(args.map, None, args)
     picture = _picture(world, args.scale, _y_up(args.map))
     if args.walls:
         picture.segments(wall_segments(_as_grid(world)))
@@ -437,9 +510,33 @@ def build_parser() -> argparse.ArgumentParser:
     outside_choices = ["empty", "solid"]
     outside_help = "what lies beyond the map (default: the loader's choice)"
 
+    def map_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--root",
+            default=None,
+            metavar="DIR",
+            help="refuse a map that refers to files outside DIR (for maps you did not make)",
+        )
+        p.add_argument(
+            "--layer",
+            action="append",
+            default=None,
+            metavar="NAME",
+            help="Tiled/LDtk layer that holds the walls (repeat for several Tiled layers; "
+            "default: the loader's choice, logged)",
+        )
+        p.add_argument(
+            "--solid",
+            type=_solid_rule,
+            default=None,
+            metavar="RULE",
+            help="Tiled: which tiles are solid: auto, property, collision, alpha, any, "
+            "or GIDs like 1,2,7",
+        )
+
     p = add("demo", cmd_demo, "cast a fan of rays on the bundled map and draw the result")
     p.add_argument("--out", default="demo.png", help="picture to write (default: demo.png)")
-    p.add_argument("--rays", type=_positive_int, default=360, help="number of rays (360)")
+    p.add_argument("--rays", type=_ray_count, default=360, help="number of rays (360)")
     p.add_argument(
         "--from",
         dest="viewer",
@@ -468,7 +565,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--angle",
-        type=float,
+        type=_finite,
         required=True,
         metavar="DEG",
         help="direction in degrees (0 = +x, 90 = +y)",
@@ -476,6 +573,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-distance", type=_nonnegative, default=math.inf, metavar="D")
     p.add_argument("--outside", choices=outside_choices, default=None, help=outside_help)
     p.add_argument("--format", choices=["text", "json"], default="text")
+    map_options(p)
 
     p = add("scan", cmd_scan, "simulate a lidar scan and print the ranges")
     p.add_argument("map", help=MAP_HELP)
@@ -486,7 +584,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="X,Y,THETA",
         help="sensor position (world units) and heading (radians)",
     )
-    p.add_argument("--beams", type=_positive_int, default=360, help="number of beams (360)")
+    p.add_argument("--beams", type=_ray_count, default=360, help="number of beams (360)")
     p.add_argument(
         "--fov",
         type=_positive,
@@ -503,6 +601,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--outside", choices=outside_choices, default=None, help=outside_help)
     p.add_argument("--format", choices=["csv", "json"], default="csv")
+    map_options(p)
 
     p = add("fov", cmd_fov, "field of view (symmetric shadowcasting) from one cell")
     p.add_argument("map", help=MAP_HELP)
@@ -518,12 +617,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, metavar="PNG", help="draw the result to this picture")
     p.add_argument("--print", action="store_true", help="print the visible cells as text")
     p.add_argument("--scale", type=_positive, default=None, help="picture pixels per cell")
+    map_options(p)
 
     p = add("render", cmd_render, "draw a map to a picture")
     p.add_argument("map", help=MAP_HELP)
     p.add_argument("--out", required=True, metavar="PNG", help="picture to write")
     p.add_argument("--walls", action="store_true", help="also draw the wall segments")
     p.add_argument("--scale", type=_positive, default=None, help="picture pixels per cell")
+    map_options(p)
 
     p = add("bench", cmd_bench, "run the benchmark scripts (source checkout only)")
     p.add_argument("--quick", action="store_true", help="short runs")
@@ -553,6 +654,7 @@ def main(argv: list[str] | None = None) -> int:
     0
     """
     parser = build_parser()
+    argv = _negative_values(parser, list(sys.argv[1:] if argv is None else argv))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version or a usage error
@@ -563,11 +665,49 @@ def main(argv: list[str] | None = None) -> int:
     _show_compile_notices()
     try:
         return int(args.func(args))
+    except BadInput as exc:
+        print(f"tilecast {args.command}: error: {exc}", file=sys.stderr)
+        return 2
     except (UserError, ValueError, TypeError, OSError, ImportError) as exc:
         print(f"tilecast {args.command}: error: {exc}", file=sys.stderr)
         return 1
+    except (MemoryError, OverflowError, RecursionError) as exc:
+        what = type(exc).__name__
+        print(f"tilecast {args.command}: error: the input is too large ({what})", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
+
+
+def _negative_values(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """Join ``--opt -1,2`` into ``--opt=-1,2``: argparse takes ``-1,2`` for an option.
+
+    Only after an option that takes a value (any subcommand's), so a flag
+    followed by a negative number is left to argparse.
+    """
+    takes_value = set()
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                for option in sub._actions:
+                    if option.option_strings and option.nargs != 0:
+                        takes_value.update(option.option_strings)
+    out: list[str] = []
+    for arg in argv:
+        previous = out[-1] if out else ""
+        if (
+            NEGATIVE.match(arg)
+            and previous.startswith("-")
+            and "=" not in previous
+            and (
+                previous in takes_value
+                or (previous.startswith("--") and any(v.startswith(previous) for v in takes_value))
+            )
+        ):
+            out[-1] = f"{previous}={arg}"
+        else:
+            out.append(arg)
+    return out
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -43,8 +43,31 @@ def _rotate(
     return np.column_stack([cx + c * dx - s * dy, cy + s * dx + c * dy])
 
 
+def outline(shape: Shape) -> NDArray[np.float64] | None:
+    """Return corner points that bound ``shape`` (rotated), or None for an empty shape.
+
+    Examples
+    --------
+    >>> outline(Shape("rect", 1, 2, 3, 4)).tolist()
+    [[1.0, 2.0], [4.0, 2.0], [4.0, 6.0], [1.0, 6.0]]
+    """
+    if shape.kind == "polygon":
+        if len(shape.points) < 3:
+            return None
+        ring = np.array(shape.points, dtype=np.float64) + np.array([shape.x, shape.y])
+    else:
+        if not (shape.width > 0 and shape.height > 0):
+            return None
+        x0, y0, x1, y1 = shape.x, shape.y, shape.x + shape.width, shape.y + shape.height
+        ring = np.array([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], dtype=np.float64)
+    ring = _rotate(ring, shape.rotation, shape.x, shape.y)
+    return ring if np.isfinite(ring).all() else None
+
+
 def rasterise(shapes: list[Shape], tile_width: int, tile_height: int) -> NDArray[np.bool_]:
     """Return the ``(tile_height, tile_width)`` bool mask covered by ``shapes``.
+
+    Each shape is tested only on the pixels of its bounding box.
 
     Examples
     --------
@@ -52,28 +75,26 @@ def rasterise(shapes: list[Shape], tile_width: int, tile_height: int) -> NDArray
     array([[0, 1, 1, 0],
            [0, 0, 0, 0]])
     """
-    py, px = np.mgrid[0:tile_height, 0:tile_width]
-    centres = np.column_stack([px.ravel() + 0.5, py.ravel() + 0.5]).astype(np.float64)
-    mask = np.zeros(len(centres), dtype=np.bool_)
+    mask = np.zeros((tile_height, tile_width), dtype=np.bool_)
     for shape in shapes:
+        ring = outline(shape)
+        if ring is None:
+            continue
+        x0 = max(int(np.floor(ring[:, 0].min())), 0)
+        y0 = max(int(np.floor(ring[:, 1].min())), 0)
+        x1 = min(int(np.ceil(ring[:, 0].max())), tile_width)
+        y1 = min(int(np.ceil(ring[:, 1].max())), tile_height)
+        if x1 <= x0 or y1 <= y0:
+            continue
+        py, px = np.mgrid[y0:y1, x0:x1]
+        centres = np.column_stack([px.ravel() + 0.5, py.ravel() + 0.5]).astype(np.float64)
         if shape.kind == "ellipse":
-            if shape.width <= 0 or shape.height <= 0:
-                continue
             local = _rotate(centres, -shape.rotation, shape.x, shape.y)
             ax, ay = shape.width / 2, shape.height / 2
             ux = (local[:, 0] - shape.x - ax) / ax
             uy = (local[:, 1] - shape.y - ay) / ay
-            mask |= ux * ux + uy * uy < 1.0
-            continue
-        if shape.kind == "rect":
-            if shape.width <= 0 or shape.height <= 0:
-                continue
-            x0, y0, x1, y1 = shape.x, shape.y, shape.x + shape.width, shape.y + shape.height
-            ring = np.array([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], dtype=np.float64)
+            inside = np.asarray(ux * ux + uy * uy < 1.0, dtype=np.bool_)
         else:
-            if len(shape.points) < 3:
-                continue
-            ring = np.array(shape.points, dtype=np.float64) + np.array([shape.x, shape.y])
-        ring = _rotate(ring, shape.rotation, shape.x, shape.y)
-        mask |= point_in_polygon(centres, ring)
-    return mask.reshape(tile_height, tile_width)
+            inside = np.asarray(point_in_polygon(centres, ring), dtype=np.bool_)
+        mask[y0:y1, x0:x1] |= inside.reshape(y1 - y0, x1 - x0)
+    return mask

@@ -129,7 +129,8 @@ def _tile_masks(
         tags = {}
         for tag in _list(ts_where, ts.get("enumTags"), "enumTags"):
             tag = _dict(ts_where, tag, "an enum tag")
-            tags[tag.get("enumValueId")] = _list(ts_where, tag.get("tileIds"), "tileIds")
+            if isinstance(tag.get("enumValueId"), str):
+                tags[tag["enumValueId"]] = _list(ts_where, tag.get("tileIds"), "tileIds")
         if solid_tag not in tags:
             listed = ", ".join(excerpt(t) for t in list(tags)[:30])
             raise MapLoadError(f"{ts_where}: no enum tag {solid_tag!r} (tags: {listed})")

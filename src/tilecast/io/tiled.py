@@ -33,7 +33,7 @@ from numpy.typing import ArrayLike, NDArray
 from tilecast._validate import as_choice
 from tilecast.grid import Grid
 from tilecast.io._common import MapLoadError, excerpt
-from tilecast.io._shapes import Shape, rasterise
+from tilecast.io._shapes import Shape, outline, rasterise
 from tilecast.io._tiled_read import TiledMap, TileLayer, Tileset, read_map
 from tilecast.io.limits import Limits, as_limits
 
@@ -249,7 +249,7 @@ def _objects_to_cells(tmap: TiledMap, shapes: list[Shape], limits: Limits) -> ND
     ox, oy = tmap.origin_cell[0] * tw, tmap.origin_cell[1] * th
     solid = np.zeros((tmap.rows, tmap.cols), dtype=np.bool_)
     for shape in shapes:
-        ring = _outline(shape)
+        ring = outline(shape)
         if ring is None:
             continue
         x0 = max(int(np.floor(ring[:, 0].min())) - ox, 0)
@@ -272,25 +272,6 @@ def _objects_to_cells(tmap: TiledMap, shapes: list[Shape], limits: Limits) -> ND
         py, px = np.nonzero(covered)
         solid[(py + y0) // th, (px + x0) // tw] = True
     return solid
-
-
-def _outline(shape: Shape) -> NDArray[np.float64] | None:
-    """Points that bound the shape (its corners, rotated), for its bounding box."""
-    if shape.kind == "polygon":
-        if len(shape.points) < 3:
-            return None
-        ring = np.array(shape.points, dtype=np.float64) + np.array([shape.x, shape.y])
-    else:
-        if shape.width <= 0 or shape.height <= 0:
-            return None
-        x0, y0, x1, y1 = shape.x, shape.y, shape.x + shape.width, shape.y + shape.height
-        ring = np.array([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], dtype=np.float64)
-    if shape.rotation:
-        a = np.radians(shape.rotation)
-        c, s = np.cos(a), np.sin(a)
-        dx, dy = ring[:, 0] - shape.x, ring[:, 1] - shape.y
-        ring = np.column_stack([shape.x + c * dx - s * dy, shape.y + s * dx + c * dy])
-    return ring if np.isfinite(ring).all() else None
 
 
 def _find(tmap: TiledMap, name: str) -> tuple[str, TileLayer | Any]:
@@ -462,9 +443,12 @@ def load_tiled(
         wanted = [layer] if isinstance(layer, str) else list(layer)
         chosen, why = [_find(tmap, name)[1] for name in wanted], "chosen by the caller"
     if result == "tilemap":
-        if len(chosen) != 1 or not isinstance(chosen[0], TileLayer):
-            raise ValueError(
-                "result='tilemap' reads one layer (a tile layer); pass a single layer name"
+        if len(chosen) != 1:
+            raise ValueError("result='tilemap' reads one layer; pass a single layer name")
+        if not isinstance(chosen[0], TileLayer):
+            raise MapLoadError(
+                f"{path}: layer {excerpt(chosen[0].name)} is an object layer; "
+                "result='tilemap' reads one tile layer"
             )
         return _tilemap(tmap, chosen[0], solidity, names, alpha_threshold, outside, limits)
     tiles = _Tiles(tmap, solidity, names, alpha_threshold, limits)
