@@ -23,6 +23,8 @@ from tilecast._validate import (
     as_finite_float,
     as_point,
     as_positive_float,
+    as_regular_array,
+    check_magnitude,
     check_map,
 )
 from tilecast.grid import Grid
@@ -33,6 +35,12 @@ __all__ = ["visibility_polygon", "wall_segments"]
 #: Angle (radians) either side of each vertex for ``method="rays"``.
 RAY_EPSILON = 1e-5
 _ONE_DEGREE = math.radians(1.0)
+#: Non-zero input coordinates (and radii) must have magnitudes in
+#: ``[2**-MAGNITUDE_EXPONENT, 2**MAGNITUDE_EXPONENT]`` (about 3.9e-121 to
+#: 2.6e120): there the orientation predicates are exact on every point the
+#: sweep forms and no computed vertex overflows (docs: numeric_range.md).
+MAGNITUDE_EXPONENT = 400
+_LOW, _HIGH = 2.0**-MAGNITUDE_EXPONENT, 2.0**MAGNITUDE_EXPONENT
 
 
 def _kg() -> ModuleType:
@@ -54,10 +62,7 @@ def _kv() -> ModuleType:
 
 # ---------------------------------------------------------------- validation
 def _as_segments(name: str, value: Any) -> np.ndarray:
-    try:
-        array = np.asarray(value)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be an array of shape (M, 2, 2): {exc}") from None
+    array = as_regular_array(name, value)
     if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.number):
         raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
     if array.size == 0:
@@ -71,7 +76,7 @@ def _as_segments(name: str, value: Any) -> np.ndarray:
 
 
 def _as_circles(value: Any) -> np.ndarray:
-    array = np.asarray(value)
+    array = as_regular_array("circles", value)
     if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.number):
         raise TypeError(f"circles must hold real numbers, got dtype {array.dtype}")
     if array.size == 0:
@@ -283,7 +288,10 @@ def visibility_polygon(
     ValueError
         When the observer sees to infinity in some direction and neither
         ``radius`` nor ``bounds`` is given, when it lies outside (or on)
-        ``bounds``, and for malformed input.
+        ``bounds``, and for malformed input, including a non-zero coordinate
+        or radius of magnitude outside ``[2**-400, 2**400]`` (about 3.9e-121
+        to 2.6e120: the range where every decision is exact and no vertex
+        overflows; scale your scene into it).
 
     Notes
     -----
@@ -323,11 +331,23 @@ def visibility_polygon(
     box = None if bounds is None else _as_bounds(bounds)
     circ = None if circles is None else _as_circles(circles)
     method = as_choice("method", method, ("sweep", "rays"))
+    check_magnitude("segments", segs, _LOW, _HIGH)
+    check_magnitude("observer", np.array(p), _LOW, _HIGH)
+    if r is not None:
+        check_magnitude("radius", np.array([r]), _LOW, _HIGH)
+    if box is not None:
+        check_magnitude("bounds", np.array(box), _LOW, _HIGH)
+    if circ is not None:
+        check_magnitude("circles", circ, _LOW, _HIGH)
     if box is not None and not (box[0] < p[0] < box[2] and box[1] < p[1] < box[3]):
         raise ValueError(f"observer {p} must lie strictly inside bounds {box}")
     prepared = _prepare(segs, p, r, box, circ, split=method == "sweep")
     if prepared is None:
         return np.empty((0, 2))
+    # Crossing points and arc points are rounded; one that lands extremely
+    # close to zero (next to ordinary coordinates) would take the exact
+    # predicates beyond float64 (see _kernels.geometry): refuse, never guess.
+    check_magnitude("segments", prepared, 2.0 ** -_kg().SAFE_EXPONENT, _HIGH * 4.0)
     if method == "rays":
         return _rays(prepared, p, r, cone_spec)
     if cone_spec is None:
