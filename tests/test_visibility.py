@@ -242,8 +242,8 @@ ROOM = [[[0, 0], [4, 0]], [[4, 0], [4, 4]], [[4, 4], [0, 4]], [[0, 4], [0, 0]]]
 @pytest.mark.parametrize(
     ("kwargs", "name"),
     [
-        ({"segments": [[[-1e308, -1e308], [1e308, -1e308]]] + ROOM}, "segments"),
-        ({"segments": ROOM + [[[1, 1], [5e-324, 2]]]}, "segments"),
+        ({"segments": [[[-1e308, -1e308], [1e308, -1e308]], *ROOM]}, "segments"),
+        ({"segments": [*ROOM, [[1, 1], [5e-324, 2]]]}, "segments"),
         ({"observer": (1e-200, 2.0)}, "observer"),
         ({"radius": 1e300}, "radius"),
         ({"bounds": (-1e300, -1, 10, 10)}, "bounds"),
@@ -261,8 +261,8 @@ def test_out_of_range_or_ragged_input_names_the_argument(kwargs, name):
 
 @pytest.mark.parametrize("scale", [2.0**-390, 1e-100, 1.0, 1e100, 2.0**390])
 def test_scaled_room_is_the_scaled_polygon(scale):
-    room = np.array(ROOM + [[[2, 1], [3, 1]]], dtype=float) * scale
+    room = np.array([*ROOM, [[2, 1], [3, 1]]], dtype=float) * scale
     poly = tc.visibility_polygon(room, (2 * scale, 2 * scale))
-    want = tc.visibility_polygon(np.array(ROOM + [[[2, 1], [3, 1]]], dtype=float), (2, 2))
+    want = tc.visibility_polygon(np.array([*ROOM, [[2, 1], [3, 1]]], dtype=float), (2, 2))
     assert np.isfinite(poly).all()
     assert np.allclose(poly / scale, want, rtol=1e-12, atol=1e-12)
