@@ -8,7 +8,7 @@ a ``MapLoadError`` (or ``ValueError``/``TypeError``) whose message names the
 file and stays short; never ``KeyError``, ``IndexError``, ``MemoryError``,
 ``RecursionError`` and the like, and never slowly.
 
-``TILECAST_FUZZ_CASES`` sets the number of cases per format (default 200).
+``TILECAST_FUZZ_CASES`` sets the number of cases per format (default 600).
 Run this file as a script to print the outcomes per format and exception kind.
 """
 
@@ -30,7 +30,7 @@ import pytest
 from tilecast import Grid, TileMap
 from tilecast.io import MapLoadError
 
-CASES = int(os.environ.get("TILECAST_FUZZ_CASES", "200"))
+CASES = int(os.environ.get("TILECAST_FUZZ_CASES", "600"))
 SEED = 1516
 #: A case taking longer than this is a failure (real cases take milliseconds).
 SLOW_SECONDS = 5.0

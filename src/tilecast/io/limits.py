@@ -254,6 +254,8 @@ def parse_xml(where: str, data: bytes, limits: Limits) -> ET.Element:
                 else:
                     depth -= 1
         parser.close()
+    except MapLoadError:
+        raise
     except (ET.ParseError, LookupError, ValueError) as exc:  # LookupError: unknown encoding
         raise MapLoadError(f"{where}: malformed XML ({excerpt(str(exc))})") from None
     if root is None:

@@ -311,9 +311,12 @@ def _default_layers(
     if len(tiles) == 1:
         return tiles, "the only visible tile layer"
     if not tiles and not tmap.tile_layers:
-        if tmap.object_layers:
-            return [], "no tile layers"
-        raise MapLoadError(f"{tmap.path}: the map has no tile layers")
+        listed = ", ".join(repr(lay.name) for lay in tmap.object_layers[:30])
+        raise MapLoadError(
+            f"{tmap.path}: the map has no tile layers, and no object layer is marked or named "
+            f"as collision (object layers: {listed or 'none'}); pass layer='name' to read "
+            "an object layer's shapes as walls"
+        )
     listed = ", ".join(repr(lay.name) for lay in tmap.tile_layers[:30])
     raise MapLoadError(
         f"{tmap.path}: cannot tell which layer holds the walls: no layer or tile is marked "
