@@ -64,6 +64,7 @@ from tilecast._kernels.walk import (
     FIRST,
     FOUND,
     UNSAFE,
+    store_first_hit,
     walk,
 )
 
@@ -274,17 +275,11 @@ def _cast_alone(k, accel, variants, pixels, outside_solid, ox, oy, w, h, x0, y0,
     r = walk(accel, variants, pixels, outside_solid, jump_min, ox, oy, w, h, FIRST, gaps, 0,
              ignore_start, x0, y0, dx, dy, max_distance, 0, 0, 0, 0, 0, 0.0, no_events,
              np.empty((0, 5), dtype=np.int64))  # fmt: skip
-    found = r[0] == FOUND
-    status[k] = UNSAFE if r[0] == UNSAFE else DONE
-    distance[k] = r[7] if found else np.inf
     if full:
-        point[k, 0] = r[8] if found else np.nan
-        point[k, 1] = r[9] if found else np.nan
-        normal[k, 0] = r[10] if found else 0.0
-        normal[k, 1] = r[11] if found else 0.0
-        cell[k, 0] = r[12] if found else -1
-        cell[k, 1] = r[13] if found else -1
-        inside[k] = found and r[14] != 0
+        store_first_hit(r, k, status, distance, point, normal, cell, inside)
+    else:  # a scan: the distance only (the other outputs are empty placeholders)
+        status[k] = UNSAFE if r[0] == UNSAFE else DONE
+        distance[k] = r[7] if r[0] == FOUND else np.inf
 
 
 # how a ray that stopped ends

@@ -831,6 +831,26 @@ CAST_RANGE_SIGNATURE = (
 )  # fmt: skip
 
 
+@njit(cache=True)
+def store_first_hit(r, k, status, distance, point, normal, cell, inside):
+    """Write a FIRST-mode walk result ``r`` as row ``k`` of a batch's outputs; return found.
+
+    A miss is ``inf`` distance, NaN point, zero normal, cell ``(-1, -1)``;
+    ``status[k]`` says whether the ray needs the exact far path.
+    """
+    found = r[0] == FOUND
+    status[k] = UNSAFE if r[0] == UNSAFE else DONE
+    distance[k] = r[7] if found else np.inf
+    point[k, 0] = r[8] if found else np.nan
+    point[k, 1] = r[9] if found else np.nan
+    normal[k, 0] = r[10] if found else 0.0
+    normal[k, 1] = r[11] if found else 0.0
+    cell[k, 0] = r[12] if found else -1
+    cell[k, 1] = r[13] if found else -1
+    inside[k] = found and r[14] != 0
+    return found
+
+
 @njit(cache=True, nogil=True)  # compiled for CAST_RANGE_SIGNATURE on first use
 def cast_range(lo, hi, info, variants, pixels, outside_solid, jump_min, ox, oy, pw, ph, gaps,
                ignore_start, origins, directions, origin_stride, max_distances, distance, point,
@@ -853,17 +873,8 @@ def cast_range(lo, hi, info, variants, pixels, outside_solid, jump_min, ox, oy, 
         r = walk(info, variants, pixels, outside_solid, jump_min, ox, oy, pw, ph, FIRST, gaps, 0,
                  ignore_start, origins[o, 0], origins[o, 1], directions[d, 0], directions[d, 1],
                  max_distances[k * distance_step], 0, 0, 0, 0, 0, 0.0, no_f, no_i)  # fmt: skip
-        found = r[0] == FOUND
+        found = store_first_hit(r, k, status, distance, point, normal, cell, inside)
         unsafe += r[0] == UNSAFE
-        status[k] = UNSAFE if r[0] == UNSAFE else DONE
-        distance[k] = r[7] if found else np.inf
-        point[k, 0] = r[8] if found else np.nan
-        point[k, 1] = r[9] if found else np.nan
-        normal[k, 0] = r[10] if found else 0.0
-        normal[k, 1] = r[11] if found else 0.0
-        cell[k, 0] = r[12] if found else -1
-        cell[k, 1] = r[13] if found else -1
-        inside[k] = found and r[14] != 0
         pixel[k, 0] = r[15] if found else -1
         pixel[k, 1] = r[16] if found else -1
     return unsafe
