@@ -146,3 +146,40 @@ def test_maps_pickle_without_their_lock_or_caches():
     assert tcopy.flips.tolist() == tmap.flips.tolist()
     hits = raycast_many(tcopy, [(0.5, 0.5)], [(1.0, 0.0)])
     assert _same(hits, raycast_many(tmap, [(0.5, 0.5)], [(1.0, 0.0)]))
+
+
+def test_numba_parallel_kernels_from_many_threads_under_workqueue():
+    """Numba's workqueue layer aborts the process on concurrent parallel calls; tilecast
+    serialises them. Run in a child process: a failure would otherwise kill the test run."""
+    import os
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        """
+        import threading, numpy as np, tilecast as tc
+        rng = np.random.default_rng(0)
+        a, b = rng.integers(0, 50, (5000, 2)), rng.integers(0, 50, (5000, 2))
+        polygon, points = rng.random((30, 2)) * 10, rng.random((50000, 2)) * 10
+        walls = rng.random((40, 2, 2)) * 10
+        grid = tc.Grid(rng.random((20, 20)) < 0.2, outside="solid")
+        def work():
+            for _ in range(15):
+                tc.lines(a, b)
+                tc.point_in_polygon(points, polygon)
+                tc.visibility_polygon(walls, (5.0, 5.0), radius=3.0, method="rays")
+                tc.scan_many(grid, [(1.5, 1.5, 0.0)] * 50, np.linspace(0, 6, 90), 30.0)
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads: t.start()
+        for t in threads: t.join()
+        import numba
+        print(numba.threading_layer())
+        """
+    )
+    env = dict(os.environ, NUMBA_THREADING_LAYER="workqueue")
+    proc = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "workqueue"

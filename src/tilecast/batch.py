@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tilecast import _farwalk
-from tilecast._threads import run_tasks
+from tilecast._threads import numba_parallel, run_tasks
 from tilecast._validate import (
     as_choice_index,
     as_direction,
@@ -472,7 +472,9 @@ def beam_directions(poses: Any, angles: Any) -> NDArray[np.float64]:
     """
     from tilecast._kernels.beams import scan_directions
 
-    directions: NDArray[np.float64] = scan_directions(_as_poses(poses), _as_angles(angles))
+    pose_array, angle_array = _as_poses(poses), _as_angles(angles)
+    with numba_parallel():
+        directions: NDArray[np.float64] = scan_directions(pose_array, angle_array)
     return directions
 
 

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from tilecast._threads import numba_parallel
 from tilecast._validate import as_cell, as_cell_array, as_int, as_regular_array
 
 __all__ = ["MAX_CELLS", "line", "lines"]
@@ -199,5 +200,6 @@ def lines(
     if len(start_array):
         from tilecast._kernels.lines import fill_lines
 
-        fill_lines(start_array, end_array, offsets, conn, cells)
+        with numba_parallel():
+            fill_lines(start_array, end_array, offsets, conn, cells)
     return cells, offsets

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from tilecast._threads import numba_parallel
 from tilecast._validate import (
     as_choice,
     as_finite_float,
@@ -387,7 +388,8 @@ def _rays(
     else:
         angles = np.unique(np.mod(angles, 2 * np.pi))
     dirs = np.ascontiguousarray(np.column_stack([np.cos(angles), np.sin(angles)]))
-    t = _kv().cast_rays(segs, p[0], p[1], dirs, np.inf if radius is None else radius)
+    with numba_parallel():
+        t = _kv().cast_rays(segs, p[0], p[1], dirs, np.inf if radius is None else radius)
     if np.isinf(t).any():
         raise ValueError(_INFINITE)
     points: np.ndarray = np.asarray(p) + dirs * t[:, None]
