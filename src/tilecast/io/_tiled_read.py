@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 
 from tilecast.io._common import MapLoadError, excerpt
 from tilecast.io._shapes import Shape
-from tilecast.io.limits import Limits, inside_root, parse_json, parse_xml, read_limited
+from tilecast.io.limits import Limits, inside_root, is_file, parse_json, parse_xml, read_limited
 
 __all__ = ["ObjectLayer", "TileInfo", "TileLayer", "TiledMap", "Tileset", "read_map"]
 
@@ -268,12 +268,15 @@ class _Reader:
     def ref(self, base: Path, source: Any, what: str) -> Path:
         if not isinstance(source, str) or not source:
             raise MapLoadError(f"{base}: {what} has no file name")
-        return inside_root(str(base), base.parent / source, self.root, f"{what} {source!r}")
+        return inside_root(str(base), base.parent / source, self.root, f"{what} {excerpt(source)}")
 
     def external_tileset(self, source: Any, firstgid: int) -> Tileset:
         path = self.ref(self.path, source, "tileset")
-        if not path.is_file():
-            raise MapLoadError(f"{self.path}: tileset {source!r} not found (looked for {path})")
+        if not is_file(path):
+            raise MapLoadError(
+                f"{self.path}: tileset {excerpt(source)} not found "
+                f"(looked for {excerpt(str(path))})"
+            )
         data = read_limited(path, self.limits, self.root, "the tileset")
         if path.suffix.lower() in (".tsj", ".json") or data.lstrip()[:1] == b"{":
             node = parse_json(str(path), data, self.limits)

@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 
 from tilecast._validate import as_choice, as_finite_float
 from tilecast.grid import Grid
-from tilecast.io._common import MapLoadError, describe
+from tilecast.io._common import MapLoadError, describe, excerpt
 from tilecast.io.limits import Limits, as_limits, inside_root
 
 __all__ = [
@@ -278,8 +278,14 @@ def read_rgba(path: Path, limits: Limits, where: str) -> NDArray[np.uint8]:
     >>> read_rgba(path, Limits(), "t").tolist()
     [[[9, 8, 7, 255], [9, 8, 7, 255]]]
     """
-    if not path.is_file():
-        raise MapLoadError(f"{where}: tileset image {path} not found")
+    inside_root(where, path, None, "the image")
+    try:
+        found = path.is_file()
+    except OSError:
+        found = False
+    if not found:
+        shown = str(path) if len(str(path)) <= 300 else excerpt(str(path))
+        raise MapLoadError(f"{where}: tileset image {shown} not found")
     image = open_image(path, limits, f"{where}: image {path}")
     try:
         return np.asarray(image.convert("RGBA"), dtype=np.uint8)

@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 from tilecast._validate import as_choice
 from tilecast.grid import Grid
 from tilecast.io._common import MapLoadError, excerpt
-from tilecast.io.limits import Limits, as_limits, inside_root, parse_json, read_limited
+from tilecast.io.limits import Limits, as_limits, inside_root, is_file, parse_json, read_limited
 
 if TYPE_CHECKING:
     from tilecast.tiles import TileMap
@@ -86,8 +86,10 @@ def _pick_level(
     if node.get("layerInstances") is None and rel:
         if not isinstance(rel, str):
             raise MapLoadError(f"{path}: 'externalRelPath' must be a file name")
-        level_path = inside_root(str(path), path.parent / rel, root_dir, f"level file {rel!r}")
-        if not level_path.is_file():
+        level_path = inside_root(
+            str(path), path.parent / rel, root_dir, f"level file {excerpt(rel)}"
+        )
+        if not is_file(level_path):
             raise MapLoadError(f"{path}: external level file {level_path} not found")
         external = _json(level_path, limits, root_dir)
         if not isinstance(external, dict):
@@ -112,9 +114,9 @@ def _tile_masks(
     tilesets = {
         t.get("uid"): t
         for t in _list(str(path), defs.get("tilesets"), "tilesets")
-        if isinstance(t, dict)
+        if isinstance(t, dict) and type(t.get("uid")) is int
     }
-    if uid is None or isinstance(uid, list | dict) or uid not in tilesets:
+    if type(uid) is not int or uid not in tilesets:
         raise MapLoadError(f"{where}: its tileset (uid {excerpt(uid)}) is not defined in {path}")
     ts = tilesets[uid]
     ts_where = f"{path} (tileset {excerpt(ts.get('identifier'))})"
@@ -146,7 +148,7 @@ def _tile_masks(
     rel = ts.get("relPath")
     if not rel or not isinstance(rel, str):
         raise MapLoadError(f"{ts_where}: no image; pass solid_tiles or solid_tag")
-    image = inside_root(str(path), path.parent / rel, root_dir, f"tileset image {rel!r}")
+    image = inside_root(str(path), path.parent / rel, root_dir, f"tileset image {excerpt(rel)}")
     rgba = read_rgba(image, limits, ts_where)
     margin, spacing = ts.get("padding", 0), ts.get("spacing", 0)
     if type(margin) is not int or type(spacing) is not int or margin < 0 or spacing < 0:

@@ -28,6 +28,7 @@ __all__ = [
     "as_limits",
     "check_depth",
     "inside_root",
+    "is_file",
     "parse_json",
     "parse_xml",
     "read_limited",
@@ -139,8 +140,8 @@ def inside_root(where: str, path: Path, root: Any, what: str) -> Path:
     ...
     tilecast.io._common.MapLoadError: m.tmx: tileset '../a.tsx' lies outside the root folder ...
     """
-    if "\x00" in os.fspath(path):
-        raise MapLoadError(f"{where}: {what}: a file name with a NUL character")
+    if "\x00" in os.fspath(path) or len(os.fspath(path)) > 4096:
+        raise MapLoadError(f"{where}: {what}: not a usable file name")
     if root is None:
         return path
     if not isinstance(root, str | os.PathLike):
@@ -153,6 +154,20 @@ def inside_root(where: str, path: Path, root: Any, what: str) -> Path:
             f"(it resolves to {real})"
         )
     return path
+
+
+def is_file(path: Path) -> bool:
+    """Tell whether ``path`` is a file; a name the system refuses (too long) is not one.
+
+    Examples
+    --------
+    >>> is_file(Path("x" * 300))
+    False
+    """
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
 
 
 _JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)

@@ -36,7 +36,7 @@ from tilecast._validate import as_choice
 from tilecast.grid import Grid
 from tilecast.io._common import MapLoadError, excerpt
 from tilecast.io.image import by_rows, read_pixels
-from tilecast.io.limits import Limits, as_limits, check_depth, inside_root, read_limited
+from tilecast.io.limits import Limits, as_limits, check_depth, inside_root, is_file, read_limited
 
 __all__ = ["load_ros_map", "ros_occupancy"]
 
@@ -224,7 +224,7 @@ def load_ros_map(
     if not isinstance(mode, str) or mode not in ROS_MODES:
         raise MapLoadError(f"{path}: 'mode' must be one of {list(ROS_MODES)}, got {excerpt(mode)}")
     image_path = inside_root(str(path), path.parent / image, root, f"image {excerpt(image)}")
-    if not image_path.is_file():
+    if not is_file(image_path):
         shown = str(image_path) if len(image) <= 200 else excerpt(image)
         raise MapLoadError(f"{path}: its image {shown} does not exist")
     pixels = read_pixels(image_path, limits=limits)
