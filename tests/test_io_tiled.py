@@ -40,6 +40,9 @@ def encode(encoding, compression=None):
         raw = zlib.compress(raw)
     elif compression == "gzip":
         raw = gzip.compress(raw)
+    elif compression == "zstd":
+        zstandard = pytest.importorskip("zstandard")
+        raw = zstandard.ZstdCompressor().compress(raw)
     return base64.b64encode(raw).decode()
 
 
@@ -65,7 +68,14 @@ EXPECTED_FLIPS = np.array([[0, 0, 0, 1], [2, 0, 4, 0], [0, 7, 0, 0]])
 
 @pytest.mark.parametrize(
     ("encoding", "compression"),
-    [("csv", None), ("base64", None), ("base64", "zlib"), ("base64", "gzip"), ("xml", None)],
+    [
+        ("csv", None),
+        ("base64", None),
+        ("base64", "zlib"),
+        ("base64", "gzip"),
+        ("base64", "zstd"),
+        ("xml", None),
+    ],
 )
 def test_every_encoding_gives_the_same_tilemap(tmp_path, encoding, compression):
     if encoding == "xml":
