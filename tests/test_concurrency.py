@@ -134,8 +134,10 @@ def test_batches_from_many_threads_agree_with_one_thread():
 
 def test_maps_pickle_without_their_lock_or_caches():
     grid = Grid([[0, 1], [0, 0]], tile_size=(2.0, 1.0), origin=(1.0, -1.0), outside="solid")
+    grid.source = {"file": "made in a test"}
     raycast_many(grid, (0.5, 0.5), (1.0, 0.0))  # fills the caches
     copy = pickle.loads(pickle.dumps(grid))
+    assert copy.source == {"file": "made in a test"}
     assert copy.solid.tolist() == grid.solid.tolist()
     assert (copy.tile_size, copy.origin, copy.outside) == (grid.tile_size, grid.origin, "solid")
     copy.set_solid((0, 0))  # a working lock of its own

@@ -156,6 +156,9 @@ def test_yaw_is_ignored_for_the_grid_as_map_server_does(tmp_path, caplog):
     np.testing.assert_array_equal(turned.solid, flat.solid)
     assert turned.origin == flat.origin == (-1.0, -2.0)
     assert "yaw 0.5" in caplog.text
+    assert turned.source is not None and turned.source["yaw"] == 0.5
+    assert turned.source["file"].endswith(".yaml") and turned.source["image"].endswith(".pgm")
+    assert flat.source is not None and flat.source["yaw"] == 0.0
 
 
 def test_alias_bomb_gives_a_short_message(tmp_path):

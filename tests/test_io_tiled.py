@@ -89,6 +89,15 @@ def test_every_encoding_gives_the_same_tilemap(tmp_path, encoding, compression):
     np.testing.assert_array_equal(tmap.tile_ids, EXPECTED_IDS)
     np.testing.assert_array_equal(tmap.flips, EXPECTED_FLIPS)
     assert tmap.tile_size == (4.0, 4.0)
+    assert tmap.source == {
+        "file": str(path),
+        "layers": ["walls"],
+        "rule": tmap.source["rule"],
+        "solid": tmap.source["solid"],
+    }
+    grid = load_tiled(path)
+    assert grid.source is not None and grid.source["layers"] == ["walls"]
+    assert isinstance(grid.source["rule"], str) and grid.source["rule"]
 
 
 def test_all_four_flag_bits_are_masked_off():

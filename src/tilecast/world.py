@@ -71,6 +71,7 @@ class World:
         "_outside",
         "_tile_size",
         "_version",
+        "source",
     )
 
     _tile_size: tuple[float, float]
@@ -87,6 +88,11 @@ class World:
     # ran saw no edit; see _stable_seq).
     _edit_lock: threading.Lock
     _edit_seq: int
+    #: Where the map came from, set by the loaders: for a Tiled map
+    #: ``{"file", "layers", "rule", "solid"}`` (which layers hold the walls and
+    #: why), for a ROS map ``{"file", "image", "yaw"}``; None for a map made
+    #: in code. Callers may set it too.
+    source: dict[str, Any] | None
 
     def _init_world(
         self, tile_size: tuple[float, float], origin: tuple[float, float], outside: str
@@ -99,6 +105,7 @@ class World:
         self._accel = {}
         self._edit_lock = threading.Lock()
         self._edit_seq = 0
+        self.source = None
 
     # Pickling and copying: the lock and the derived data are not state.
     def __getstate__(self) -> dict[str, Any]:

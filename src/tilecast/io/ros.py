@@ -236,4 +236,6 @@ def load_ros_map(
     del pixels
     solid = (cells == 1) | ((cells == -1) & (unknown == "solid"))
     del cells
-    return Grid(solid[::-1], tile_size=resolution, origin=(ox, oy), outside=outside)
+    grid = Grid(solid[::-1], tile_size=resolution, origin=(ox, oy), outside=outside)
+    grid.source = {"file": str(path), "image": str(image_path), "yaw": yaw}
+    return grid

@@ -453,7 +453,14 @@ def load_tiled(
                 f"{path}: layer {excerpt(chosen[0].name)} is an object layer; "
                 "result='tilemap' reads one tile layer"
             )
-        return _tilemap(tmap, chosen[0], solidity, names, alpha_threshold, outside, limits)
+        result_map = _tilemap(tmap, chosen[0], solidity, names, alpha_threshold, outside, limits)
+        result_map.source = {
+            "file": str(path),
+            "layers": [chosen[0].name],
+            "rule": why,
+            "solid": solidity if isinstance(solidity, str) else "listed GIDs",
+        }
+        return result_map
     tiles = _Tiles(tmap, solidity, names, alpha_threshold, limits)
     solid_cells = np.zeros((tmap.rows, tmap.cols), dtype=np.bool_)
     for lay in chosen:
@@ -482,12 +489,19 @@ def load_tiled(
         int(solid_cells.sum()),
     )
     origin = (tmap.origin_cell[0] * tmap.tilewidth, tmap.origin_cell[1] * tmap.tileheight)
-    return Grid(
+    grid = Grid(
         solid_cells,
         tile_size=(tmap.tilewidth, tmap.tileheight),
         origin=(float(origin[0]), float(origin[1])),
         outside=outside,
     )
+    grid.source = {
+        "file": str(path),
+        "layers": [lay.name for lay in chosen],
+        "rule": why,
+        "solid": rule,
+    }
+    return grid
 
 
 def _tilemap(
