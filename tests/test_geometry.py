@@ -269,3 +269,12 @@ def test_float_primitives_far_beyond_products_range():
 def test_ragged_input_names_the_argument(call):
     with pytest.raises(ValueError, match=r"^(points|polygon|a|c) "):
         call()
+
+
+def test_collinear_overlap_decided_on_the_points_given():
+    # scaling the points first once lost 5e-324 next to 1.0
+    assert tc.segment_segment((0, 0), (0, 0), (5e-324, 0), (1, 0)) is None
+    assert tc.segment_segment((0, 0), (0, 5e-324), (0, 0), (0, 1)) == (0.0, 0.0)
+    assert tc.segment_segment((0, 1), (0, 5e-324), (0, 0), (0, 1e-323)) == (1.0, 1.0)
+    assert tc.segment_segment((-1e308, 0), (1e308, 0), (0, 0), (1e308, 0)) == (0.5, 0.0)
+    assert tc.segment_segment((0, -7709741012372704.0), (0, -1), (0, 0), (0, 0)) is None

@@ -260,8 +260,9 @@ def segment_segment(
     o2 = _orient_rows(pa, pb, pd)
     o3 = _orient_rows(pc, pd, pa)
     o4 = _orient_rows(pc, pd, pb)
+    given = (pa, pb, pc, pd)
     shift = _row_shift(pa, pb, pc, pd)[:, None]
-    pa, pb, pc, pd = (np.ldexp(v, shift) for v in (pa, pb, pc, pd))
+    pa, pb, pc, pd = (np.ldexp(v, shift) for v in given)
     collinear = (o1 == 0) & (o2 == 0) & (o3 == 0) & (o4 == 0)
     meet = (o1 * o2 <= 0) & (o3 * o4 <= 0) & ~collinear
     ex, ey = pb[:, 0] - pa[:, 0], pb[:, 1] - pa[:, 1]
@@ -274,28 +275,31 @@ def segment_segment(
     s = np.where(meet, s_new, np.nan)
     u = np.where(meet, u_new, np.nan)
     for k in np.flatnonzero(collinear):
-        s[k], u[k] = _collinear_overlap(pa[k], pb[k], pc[k], pd[k])
+        xs = [float(v[k, 0]) for v in given]
+        # compare along x, or along y on a vertical line (all four x equal)
+        along = xs if min(xs) != max(xs) else [float(v[k, 1]) for v in given]
+        s[k], u[k] = _collinear_overlap(along)
     return _result(s, u, scalar)
 
 
-def _collinear_overlap(
-    a: _FloatArray, b: _FloatArray, c: _FloatArray, d: _FloatArray
-) -> tuple[float, float]:
+def _collinear_overlap(values: list[float]) -> tuple[float, float]:
     """First common point of two collinear segments along ``a -> b`` (NaN, NaN if none).
 
-    Whether they overlap is decided exactly, by comparing coordinates along an
-    axis the line is not perpendicular to; only the parameters are rounded.
+    ``values`` are one coordinate of ``a, b, c, d``, along which the line is
+    not constant unless all four points coincide. Whether the segments overlap
+    is decided exactly on the doubles given, and the parameters are the exact
+    ratios, rounded once (no overflow or underflow at any magnitude).
     """
-    axis = 0 if not a[0] == b[0] == c[0] == d[0] else 1
-    pa, pb, pc, pd = (float(v[axis]) for v in (a, b, c, d))
+    pa, pb, pc, pd = values
     lo = max(min(pa, pb), min(pc, pd))
     hi = min(max(pa, pb), max(pc, pd))
     if lo > hi:
         return math.nan, math.nan
-    first = lo if pa <= pb else hi  # the overlap's end nearest a
-    s = (first - pa) / (pb - pa) if pb != pa else 0.0
-    u = (first - pc) / (pd - pc) if pd != pc else 0.0
-    return min(max(s, 0.0), 1.0), min(max(u, 0.0), 1.0)
+    first = Fraction(lo if pa <= pb else hi)  # the overlap's end nearest a
+    fa, fb, fc, fd = (Fraction(v) for v in values)
+    s = float((first - fa) / (fb - fa)) if pb != pa else 0.0
+    u = float((first - fc) / (fd - fc)) if pd != pc else 0.0
+    return s, u
 
 
 def _result(
