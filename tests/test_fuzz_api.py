@@ -351,7 +351,7 @@ def _geometry(rng: random.Random) -> Case:
                 if out is not None:
                     require(all(0.0 <= v <= 1.0 for v in out), f"parameters {out}")
             elif out is not None:
-                s, u = out
+                s, u = (np.atleast_1d(np.asarray(v, dtype=np.float64)) for v in out)
                 ok = ~np.isnan(s)
                 require(bool(((s[ok] >= 0) & (s[ok] <= 1) & (u[ok] >= 0) & (u[ok] <= 1)).all()), "")
 
@@ -962,7 +962,14 @@ AREAS: dict[str, Callable[[random.Random], Case]] = {
 #: Functions whose failures are known and fixed elsewhere (issue 16): the
 #: failures are printed and the area is reported as an expected failure
 #: (``xfail``, not strict) instead of failing. Remove an entry once fixed.
-KNOWN_FAILURES: dict[str, str] = {}
+KNOWN_FAILURES: dict[str, str] = {
+    # rays.py: a segment longer than a float holds gives a ValueError that names
+    # no argument ("the segment from (8.0, -1e+308) to ... is longer than a
+    # float holds"); seen only in long runs (TILECAST_FUZZ_CASES=15000, rays
+    # cases 7232 and 14032)
+    "traverse": "message names neither start nor end (rays.py)",
+    "line_of_sight": "message names neither a nor b (rays.py)",
+}
 
 
 # ------------------------------------------------------------------ worker
