@@ -962,14 +962,7 @@ AREAS: dict[str, Callable[[random.Random], Case]] = {
 #: Functions whose failures are known and fixed elsewhere (issue 16): the
 #: failures are printed and the area is reported as an expected failure
 #: (``xfail``, not strict) instead of failing. Remove an entry once fixed.
-KNOWN_FAILURES: dict[str, str] = {
-    # rays.py: a segment longer than a float holds gives a ValueError that names
-    # no argument ("the segment from (8.0, -1e+308) to ... is longer than a
-    # float holds"); seen only in long runs (TILECAST_FUZZ_CASES=15000, rays
-    # cases 7232 and 14032)
-    "traverse": "message names neither start nor end (rays.py)",
-    "line_of_sight": "message names neither a nor b (rays.py)",
-}
+KNOWN_FAILURES: dict[str, str] = {}
 
 
 # ------------------------------------------------------------------ worker

@@ -296,3 +296,11 @@ def test_far_segments_whose_float_estimates_cancel_do_not_hang():
     assert not line_of_sight(walled, (2.0**62, 1e150), (0.5, 0.5))
     hit = raycast(walled, (0.5, 1e150), (1e-150, -1.0))
     assert hit is not None and hit.cell[1] == 4
+
+
+def test_segments_longer_than_a_float_name_their_end():
+    grid = Grid(np.zeros((4, 4), dtype=bool), outside="solid")
+    with pytest.raises(ValueError, match="^end:"):
+        list(traverse(grid, np.array([8.0, -1e308]), (5.365, 1.7976931348623157e308)))
+    with pytest.raises(ValueError, match="^b:"):
+        line_of_sight(grid, (-1e308, 7), (1e308, -1e308), diagonal_gaps="open")

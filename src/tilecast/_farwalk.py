@@ -537,7 +537,7 @@ def sight(grid: World, pa: tuple[float, float], pb: tuple[float, float], gaps: s
     (w, h), (ox, oy) = space.cell_size, space.origin
     u0, v0 = to_tile_space("a", pa, (ox, oy), (w, h))
     u1, v1 = to_tile_space("b", pb, (ox, oy), (w, h))
-    walker = segment_walker(u0, v0, u1, v1)
+    walker = segment_walker(u0, v0, u1, v1, "b")
     sx, sy = walker.sx, walker.sy
     i_last = last_cell(u1, walker.du) if sx else walker.i
     j_last = last_cell(v1, walker.dv) if sy else walker.j
@@ -606,16 +606,17 @@ def _misses_map(
     return False
 
 
-def segment_walker(u0: float, v0: float, u1: float, v1: float) -> TileWalker:
+def segment_walker(u0: float, v0: float, u1: float, v1: float, end_name: str = "end") -> TileWalker:
     """Return a walker for the tile-space segment ``(u0, v0) -> (u1, v1)``.
 
-    Raises ``ValueError`` when the segment's extent overflows a float (ends
-    near opposite ends of the float range, in cell units).
+    Raises ``ValueError`` naming ``end_name`` when the segment's extent
+    overflows a float (ends near opposite ends of the float range, in cells).
     """
     du, dv = u1 - u0, v1 - v0
     if not (math.isfinite(du) and math.isfinite(dv)):
         raise ValueError(
-            f"the segment from {(u0, v0)} to {(u1, v1)} (in cells) is longer than a float holds"
+            f"{end_name}: the segment from {(u0, v0)} to {(u1, v1)} (in cells) is longer "
+            "than a float holds"
         )
     return TileWalker(
         u0,
