@@ -300,7 +300,7 @@ def test_far_segments_whose_float_estimates_cancel_do_not_hang():
 
 def test_segments_longer_than_a_float_name_their_end():
     grid = Grid(np.zeros((4, 4), dtype=bool), outside="solid")
-    with pytest.raises(ValueError, match="^end:"):
+    with pytest.raises(ValueError, match=r"^end:"):
         list(traverse(grid, np.array([8.0, -1e308]), (5.365, 1.7976931348623157e308)))
-    with pytest.raises(ValueError, match="^b:"):
+    with pytest.raises(ValueError, match=r"^b:"):
         line_of_sight(grid, (-1e308, 7), (1e308, -1e308), diagonal_gaps="open")
