@@ -10,9 +10,14 @@ The literal counts were read off the raw files once and are kept as a second,
 fixed check.
 """
 
+import base64
+import gzip
+import importlib.util
 import json
 import math
 import re
+import xml.etree.ElementTree as ET
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +27,7 @@ yaml = pytest.importorskip("yaml")
 pytest.importorskip("PIL")
 
 from tilecast import raycast  # noqa: E402
-from tilecast.io import MapLoadError, load_ldtk, load_map, load_ros_map  # noqa: E402
+from tilecast.io import MapLoadError, load_ldtk, load_map, load_ros_map, load_tiled  # noqa: E402
 
 DATA = Path(__file__).parent / "data"
 NAV2 = DATA / "navigation2"
@@ -238,9 +243,157 @@ def test_ldtk_unknown_layer_and_level():
 
 
 def test_data_budget():
-    files = [p for p in (NAV2, LDTK) for p in p.rglob("*") if p.is_file()]
+    files = [f for d in (NAV2, LDTK, TILED) for f in d.rglob("*") if f.is_file()]
     assert all(p.stat().st_size < 200_000 for p in files)
     assert sum(p.stat().st_size for p in files) < 1_000_000
     sources = (DATA / "SOURCES.md").read_text()
-    for p in files:
-        assert p.name in sources, p
+    for f in files:
+        assert f.name in sources, f
+
+
+# --- Tiled maps (rs-tiled test assets) -------------------------------------
+
+TILED = DATA / "rs-tiled"
+FLAGS = 0xF0000000
+
+
+def decode_data(data, count, encoding=None, compression=None):
+    """The raw GIDs (flag bits kept) of one <data> or <chunk>, read with the standard library."""
+    encoding = data.get("encoding", encoding)
+    compression = data.get("compression", compression)
+    if encoding == "csv":
+        gids = [int(v) for v in data.text.replace("\n", "").split(",") if v.strip()]
+    elif encoding == "base64":
+        raw = base64.b64decode(data.text.strip())
+        if compression == "zlib":
+            raw = zlib.decompress(raw)
+        elif compression == "gzip":
+            raw = gzip.decompress(raw)
+        elif compression == "zstd":
+            raw = pytest.importorskip("zstandard").ZstdDecompressor().decompress(raw, count * 4)
+        else:
+            assert compression is None
+        gids = np.frombuffer(raw, dtype="<u4").tolist()
+    else:
+        gids = [int(t.get("gid", 0)) for t in data.findall("tile")]
+    assert len(gids) == count
+    return np.array(gids, dtype=np.uint64)
+
+
+def tiled_layer(name, layer_name=None):
+    root = ET.parse(TILED / name).getroot()
+    layers = root.iter("layer")
+    layer = next(lay for lay in layers if layer_name in (None, lay.get("name")))
+    width, height = int(layer.get("width")), int(layer.get("height"))
+    return root, decode_data(layer.find("data"), width * height).reshape(height, width)
+
+
+# 100 x 100 maps in every encoding: (file, encoding, compression, non-empty cells);
+# all but tiled_xml.tmx hold the same layer
+ENCODINGS = [
+    ("tiled_csv.tmx", "csv", None, 161),
+    ("tiled_xml.tmx", None, None, 70),
+    ("tiled_base64.tmx", "base64", None, 161),
+    ("tiled_base64_zlib.tmx", "base64", "zlib", 161),
+    ("tiled_base64_gzip.tmx", "base64", "gzip", 161),
+    ("tiled_base64_zstandard.tmx", "base64", "zstd", 161),
+    ("tiled_base64_external.tmx", "base64", None, 161),
+]
+
+
+@pytest.mark.parametrize(("name", "encoding", "compression", "count"), ENCODINGS)
+def test_tiled_encodings_match_stdlib_decoding(name, encoding, compression, count):
+    root, gids = tiled_layer(name)
+    data = root.find("layer/data")
+    assert (data.get("encoding"), data.get("compression")) == (encoding, compression)
+    assert (root.get("width"), root.get("height"), root.get("tilewidth")) == ("100", "100", "32")
+    assert gids.shape == (100, 100)
+    assert int((gids != 0).sum()) == count
+    if compression == "zstd":
+        pytest.importorskip("zstandard")
+    grid = load_tiled(TILED / name)
+    assert grid.shape == (100, 100) and grid.tile_size == (32, 32) and grid.origin == (0, 0)
+    np.testing.assert_array_equal(grid.solid, gids != 0)
+    assert grid.source["layers"] == ["Tile Layer 1"]
+    assert grid.source["rule"] == "the only visible tile layer"
+    assert grid.source["solid"] == "any"
+    assert Path(grid.source["file"]).name == name
+
+
+def test_tiled_encodings_agree():
+    _, reference = tiled_layer("tiled_csv.tmx")
+    for name, _, compression, count in ENCODINGS:
+        if count != 161 or (compression == "zstd" and not importlib.util.find_spec("zstandard")):
+            continue
+        np.testing.assert_array_equal(tiled_layer(name)[1], reference, err_msg=name)
+
+
+def test_tiled_flip_bits():
+    _, gids = tiled_layer("tiled_flipped.tmx")
+    assert gids.tolist() == [[0xE0000003, 0x40000003], [0x80000003, 0x20000003]]
+    tilemap = load_tiled(TILED / "tiled_flipped.tmx", result="tilemap")
+    # local tile id 2 (GID 3, firstgid 1) everywhere; flips: 1 horizontal, 2 vertical, 4 diagonal
+    assert tilemap.tile_ids.tolist() == [[2, 2], [2, 2]]
+    assert tilemap.flips.tolist() == [[7, 2], [1, 4]]
+    assert (gids & ~np.uint64(FLAGS)).tolist() == [[3, 3], [3, 3]]
+
+
+def test_tiled_group_layers():
+    for name, path in [
+        ("tile-1", "tile-1"),
+        ("tile-2", "group-1/tile-2"),
+        ("tile-3", "group-2/group-3/tile-3"),
+    ]:
+        _, gids = tiled_layer("tiled_group_layers.tmx", name)
+        for layer in (path, name):
+            grid = load_tiled(TILED / "tiled_group_layers.tmx", layer=layer, solid="any")
+            np.testing.assert_array_equal(grid.solid, gids != 0)
+            assert grid.source["layers"] == [path]
+            assert grid.source["rule"] == "chosen by the caller"
+    # no layer is marked or named like walls and there are three: the loader will not guess
+    with pytest.raises(MapLoadError, match=r"cannot tell which layer.*'group-1/tile-2'"):
+        load_tiled(TILED / "tiled_group_layers.tmx")
+
+
+def test_tiled_infinite_chunks():
+    root = ET.parse(TILED / "tiled_base64_zlib_infinite.tmx").getroot()
+    assert root.get("infinite") == "1"
+    cells = {}
+    corners = set()
+    for layer in root.iter("layer"):
+        data = layer.find("data")
+        for chunk in data.iter("chunk"):
+            x, y = int(chunk.get("x")), int(chunk.get("y"))
+            w, h = int(chunk.get("width")), int(chunk.get("height"))
+            gids = decode_data(chunk, w * h, data.get("encoding"), data.get("compression"))
+            gids = gids.reshape(h, w)
+            corners.add((x, y))
+            for r, c in zip(*np.nonzero(gids), strict=True):
+                cells.setdefault(layer.get("name"), set()).add((x + int(c), y + int(r)))
+    every = set().union(*cells.values())
+    # the Grid starts at the top-left chunk (the leftmost tile is at x = -16)
+    x0 = min(x for x, _ in corners)
+    y0 = min(y for _, y in corners)
+    assert (x0, y0) == (-32, 0)
+    assert min(x for x, _ in every) == -16
+    names = ["Background", "Ground", "Overlay"]
+    grid = load_tiled(TILED / "tiled_base64_zlib_infinite.tmx", layer=names, solid="any")
+    assert grid.shape == (64, 64)
+    assert grid.origin == (-32 * 32, 0)
+    got = {(int(c) + x0, int(r) + y0) for r, c in zip(*np.nonzero(grid.solid), strict=True)}
+    assert got == every
+    ground = load_tiled(TILED / "tiled_base64_zlib_infinite.tmx", layer="Ground", solid="any")
+    i0 = round(ground.origin[0] / 32)
+    j0 = round(ground.origin[1] / 32)
+    got = {(int(c) + i0, int(r) + j0) for r, c in zip(*np.nonzero(ground.solid), strict=True)}
+    assert got == cells["Ground"]
+
+
+def test_tiled_refusals():
+    with pytest.raises(MapLoadError, match=r"tiled_oblique\.tmx.*only orthogonal.*'oblique'"):
+        load_tiled(TILED / "tiled_oblique.tmx")
+    # the tileset image is not shipped (not needed for solid="any"); alpha needs it
+    with pytest.raises(MapLoadError, match=r"tiled_csv\.tmx.*tilesheet\.png not found"):
+        load_tiled(TILED / "tiled_csv.tmx", solid="alpha")
+    with pytest.raises(MapLoadError, match=r"cannot tell which layer"):
+        load_tiled(TILED / "tiled_base64_zlib_infinite.tmx")
