@@ -268,15 +268,13 @@ def raycast_many(
     max_distances = _as_max_distances(max_distance, n)
     stride = max(n, 1) if n_origins == 1 else 1
     world = check_map(grid)
-    while True:  # a sequence lock: cast again if the map was edited meanwhile
-        seq = world._stable_seq()
+
+    def cast() -> tuple[NDArray[Any], ...]:
         view, is_tilemap = walk_map(world)
-        distance, point, normal, cell, inside, pixel = _cast(
-            world, view, is_tilemap, origin_array, stride, direction_array, max_distances, gaps,
-            ignore, n,
-        )  # fmt: skip
-        if world._edit_seq == seq:
-            break
+        return _cast(world, view, is_tilemap, origin_array, stride, direction_array,
+                     max_distances, gaps, ignore, n)  # fmt: skip
+
+    distance, point, normal, cell, inside, pixel = world._seen_whole(cast)
     return Hits(distance < math.inf, distance, point, normal, cell, inside,
                 pixel if is_tilemap else None)  # fmt: skip
 
@@ -410,7 +408,7 @@ def _scan_many(
 ) -> NDArray[np.float64]:
     """``scan_many``; a ray whose numbers overflow names ``pose_name`` (row k)."""
     world = check_map(grid)
-    view, is_tilemap = walk_map(world)
+    view = walk_map(world)[0]
     pose_array = _as_poses(poses)
     angle_array = _as_angles(angles)
     max_range = as_positive_float("max_range", max_range)
@@ -429,19 +427,20 @@ def _scan_many(
                    view.jump_min, distance, _NO_POINTS, _NO_POINTS, _NO_CELLS, _NO_INSIDE, status,
                    False)  # fmt: skip
 
-    while True:  # a sequence lock: cast again if the map was edited meanwhile
-        seq = world._stable_seq()
+    def cast() -> NDArray[np.float64]:
+        nonlocal view
         view, is_tilemap = walk_map(world)
-        if is_tilemap:
-            directions = beam_directions(pose_array, angle_array)
-            origins = np.ascontiguousarray(pose_array[:, :2])
-            distance = _cast(world, view, is_tilemap, origins, n_beams, directions,
-                             np.array([max_range]), 0, False, n_poses * n_beams,
-                             pose_name)[0]  # fmt: skip
-        else:
+        if not is_tilemap:
             run_tasks(task, distance.size)
-        if world._edit_seq == seq:
-            break
+            return distance
+        directions = beam_directions(pose_array, angle_array)
+        origins = np.ascontiguousarray(pose_array[:, :2])
+        ranges: NDArray[np.float64] = _cast(world, view, is_tilemap, origins, n_beams, directions,
+                                            np.array([max_range]), 0, False, n_poses * n_beams,
+                                            pose_name)[0]  # fmt: skip
+        return ranges
+
+    distance = world._seen_whole(cast)
     for k in np.flatnonzero(status != 0):  # rare: beyond the compiled range
         pose = pose_array[k // n_beams]
         direction = beam_directions(pose[None], angle_array[k % n_beams : k % n_beams + 1])[0]

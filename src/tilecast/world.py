@@ -33,9 +33,9 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -44,6 +44,8 @@ from tilecast._validate import as_cell, as_point
 __all__ = ["OUTSIDE_POLICIES", "World"]
 
 OUTSIDE_POLICIES = ("empty", "solid")
+
+_T = TypeVar("_T")
 
 
 class World:
@@ -86,7 +88,7 @@ class World:
     # Edits are serialised by _edit_lock; _edit_seq is odd while one runs (a
     # sequence lock: a query that saw the same even value before and after it
     # ran saw no edit; see _stable_seq).
-    _edit_lock: threading.Lock
+    _edit_lock: threading.RLock
     _edit_seq: int
     #: Where the map came from, set by the loaders: for a Tiled map
     #: ``{"file", "layers", "rule", "solid"}`` (which layers hold the walls and
@@ -103,7 +105,7 @@ class World:
         self._outside = outside
         self._version = 0
         self._accel = {}
-        self._edit_lock = threading.Lock()
+        self._edit_lock = threading.RLock()
         self._edit_seq = 0
         self.source = None
 
@@ -120,7 +122,7 @@ class World:
         for name, value in state.items():
             object.__setattr__(self, name, value)
         self._accel = {}
-        self._edit_lock = threading.Lock()
+        self._edit_lock = threading.RLock()
         self._edit_seq = 0
 
     # ------------------------------------------------------------ subclasses
@@ -268,6 +270,20 @@ class World:
                 pass
             seq = self._edit_seq
         return seq
+
+    def _seen_whole(self, query: Callable[[], _T]) -> _T:
+        """Run ``query`` (which releases the GIL) so that it sees one state of the map.
+
+        First optimistically, edits going on; if one ran meanwhile (the
+        sequence number moved), once more holding the edit lock, so that a
+        steady stream of edits cannot starve the query.
+        """
+        seq = self._stable_seq()
+        result = query()
+        if self._edit_seq == seq:
+            return result
+        with self._edit_lock:
+            return query()
 
     def _check_on_map(self, cells: np.ndarray) -> None:
         """Raise ``ValueError`` naming ``cells`` when one of them lies off the map."""
