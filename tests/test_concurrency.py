@@ -38,9 +38,14 @@ def _flip_while_casting(world, set_a, set_b, cast, rounds: int = 12) -> list[str
     stop = threading.Event()
 
     def editor() -> None:
+        # an edit every half millisecond or so: many per batch, as a busy game
+        # would make, while leaving the lock free between edits (a thread
+        # editing in a tight loop would hold it nearly all the time)
         while not stop.is_set():
             set_a()
+            stop.wait(0.0005)
             set_b()
+            stop.wait(0.0005)
 
     thread = threading.Thread(target=editor)
     thread.start()
