@@ -212,7 +212,8 @@ def ray_segment(
     shift, d_shift = _row_shift(o, pa, pb), _row_shift(d)
     o, pa, pb = (np.ldexp(v, shift[:, None]) for v in (o, pa, pb))
     t, u = _line_segment(o, np.ldexp(d, d_shift[:, None]), pa, pb, ray=True)
-    t = np.ldexp(t, d_shift - shift)
+    with np.errstate(over="ignore"):  # a parameter beyond the float range is inf, as documented
+        t = np.ldexp(t, d_shift - shift)
     return _result(t, u, scalar)
 
 
@@ -268,7 +269,7 @@ def segment_segment(
     ex, ey = pb[:, 0] - pa[:, 0], pb[:, 1] - pa[:, 1]
     fx, fy = pd[:, 0] - pc[:, 0], pd[:, 1] - pc[:, 1]
     wx, wy = pc[:, 0] - pa[:, 0], pc[:, 1] - pa[:, 1]
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         denom = _cross(ex, ey, fx, fy)
         s_new = np.clip(np.nan_to_num(_cross(wx, wy, fx, fy) / denom), 0.0, 1.0)
         u_new = np.clip(np.nan_to_num(_cross(wx, wy, ex, ey) / denom), 0.0, 1.0)
