@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 
+from tilecast._validate import tile_coordinates
 from tilecast.grid import Grid
 from tilecast.results import Hit, Step
 from tilecast.tiles import EMPTY, FULL, MIXED, TileMap
@@ -250,20 +251,6 @@ def normalised_direction(dx: float, dy: float) -> tuple[float, float]:
     return math.ldexp(dx, 1 - exponent), math.ldexp(dy, 1 - exponent)
 
 
-def to_tile_space(
-    name: str, point: tuple[float, float], origin: tuple[float, float], size: tuple[float, float]
-) -> tuple[float, float]:
-    """Map a checked world point to tile space, or raise ``ValueError`` naming it on overflow."""
-    u = (point[0] - origin[0]) / size[0]
-    v = (point[1] - origin[1]) / size[1]
-    if not (math.isfinite(u) and math.isfinite(v)):
-        raise ValueError(
-            f"{name} {point} is too far from the map's origin {origin} for its cell size "
-            f"{size}: its cell coordinates overflow a float"
-        )
-    return u, v
-
-
 #: Cells a hit can report: within int64, like the cell arrays of ``raycast_many``.
 CELL_LIMIT = 2**63
 
@@ -412,7 +399,7 @@ def cast(
     is_solid, on_map, name = space.is_solid, space.on_map, space.name
     empty_block = space.empty_block
     norm = math.sqrt(dx * dx + dy * dy)  # not hypot: libm and CPython differ by an ulp
-    u0, v0 = to_tile_space(origin_name, origin, (ox, oy), (w, h))
+    u0, v0 = tile_coordinates(origin_name, origin, (ox, oy), (w, h))
     du, dv = dx / w, dy / h
     if not (math.isfinite(du) and math.isfinite(dv)):
         raise ValueError(
@@ -535,8 +522,8 @@ def sight(grid: World, pa: tuple[float, float], pb: tuple[float, float], gaps: s
     """Line of sight between two world points (see :func:`tilecast.line_of_sight`)."""
     space = _space_of(grid)
     (w, h), (ox, oy) = space.cell_size, space.origin
-    u0, v0 = to_tile_space("a", pa, (ox, oy), (w, h))
-    u1, v1 = to_tile_space("b", pb, (ox, oy), (w, h))
+    u0, v0 = tile_coordinates("a", pa, (ox, oy), (w, h))
+    u1, v1 = tile_coordinates("b", pb, (ox, oy), (w, h))
     walker = segment_walker(u0, v0, u1, v1, "b")
     sx, sy = walker.sx, walker.sy
     i_last = last_cell(u1, walker.du) if sx else walker.i

@@ -78,6 +78,20 @@ def as_nonnegative_float(name: str, value: Any, *, allow_inf: bool = False) -> f
     return result
 
 
+def tile_coordinates(
+    name: str, point: tuple[float, float], origin: tuple[float, float], size: tuple[float, float]
+) -> tuple[float, float]:
+    """Map a checked world point to tile space, or raise ``ValueError`` naming it on overflow."""
+    u = (point[0] - origin[0]) / size[0]
+    v = (point[1] - origin[1]) / size[1]
+    if not (math.isfinite(u) and math.isfinite(v)):
+        raise ValueError(
+            f"{name} {point} is too far from the map's origin {origin} for its cell size "
+            f"{size}: its cell coordinates overflow a float"
+        )
+    return u, v
+
+
 def as_max_distance(value: Any) -> float:
     """Return a ray's ``max_distance``: a float >= 0, ``inf`` allowed (fast for a float)."""
     if type(value) is float and value >= 0.0:  # also rejects NaN

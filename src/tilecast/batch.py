@@ -239,7 +239,9 @@ def raycast_many(
     >>> hits.cell.tolist(), hits.pixel.tolist(), hits.point[0].tolist()
     ([[1, 0], [-1, -1]], [[0, 2], [-1, -1]], [4.0, 2.5])
     """
-    view, is_tilemap = walk_map(grid)
+    # a raw array is wrapped once, here (a Grid or TileMap passes as it is)
+    world = grid if type(grid) is Grid or type(grid) is TileMap else check_map(grid)
+    view, is_tilemap = walk_map(world)
     gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
     ignore = as_flag("ignore_start", ignore_start)
     origin = _single_pair(origins)
@@ -254,7 +256,7 @@ def raycast_many(
             return _one_hit(r, is_tilemap)
         if r[0] == DONE:
             return _one_ray(None, is_tilemap)
-        hit = cast_one(grid, view, is_tilemap, x0, y0, dx, dy, limit, gaps, ignore, "origins")
+        hit = cast_one(world, view, is_tilemap, x0, y0, dx, dy, limit, gaps, ignore, "origins")
         return _one_ray(hit, is_tilemap)
     origin_array = as_points_array("origins", origins)
     direction_array = _as_directions(directions)
@@ -267,7 +269,6 @@ def raycast_many(
     n = n_directions if n_origins == 1 else n_origins
     max_distances = _as_max_distances(max_distance, n)
     stride = max(n, 1) if n_origins == 1 else 1
-    world = check_map(grid)
 
     def cast() -> tuple[NDArray[Any], ...]:
         view, is_tilemap = walk_map(world)
@@ -445,7 +446,7 @@ def _scan_many(
         pose = pose_array[k // n_beams]
         direction = beam_directions(pose[None], angle_array[k % n_beams : k % n_beams + 1])[0]
         start, beam = (float(pose[0]), float(pose[1])), (float(direction[0]), float(direction[1]))
-        hits = _farwalk.cast(check_map(grid), start, beam, max_range, DIAGONAL_GAPS[0], False,
+        hits = _farwalk.cast(world, start, beam, max_range, DIAGONAL_GAPS[0], False,
                              f"{pose_name}[{k // n_beams}]")  # fmt: skip
         hit = next(hits, None)
         distance[k] = math.inf if hit is None else hit.distance

@@ -24,6 +24,7 @@ from tilecast._validate import (
     as_max_distance,
     as_point,
     check_map,
+    tile_coordinates,
 )
 from tilecast._walkmap import WalkMap, walk_map
 from tilecast.grid import Grid
@@ -405,8 +406,8 @@ def _steps(
                  False, a[0], a[1], b[0], b[1], math.inf, resume, i, j, nx, ny, t_prev, events_f,
                  events_i)  # fmt: skip
         if r[0] == _UNSAFE:
-            u0, v0 = _farwalk.to_tile_space("start", a, origin, tile_size)
-            u1, v1 = _farwalk.to_tile_space("end", b, origin, tile_size)
+            u0, v0 = tile_coordinates("start", a, origin, tile_size)
+            u1, v1 = tile_coordinates("end", b, origin, tile_size)
             yield from _farwalk.cells(u0, v0, u1, v1, CORNER_POLICIES[policy])
             return
         count = r[1]

@@ -39,7 +39,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from tilecast._validate import as_cell, as_point
+from tilecast._validate import as_cell, as_point, tile_coordinates
 
 __all__ = ["OUTSIDE_POLICIES", "World"]
 
@@ -177,15 +177,7 @@ class World:
         >>> Grid([[0]], tile_size=(2.0, 4.0), origin=(1.0, 1.0)).to_tile_space((5.0, -3.0))
         (2.0, -1.0)
         """
-        x, y = as_point("point", point)
-        u = (x - self._origin[0]) / self._tile_size[0]
-        v = (y - self._origin[1]) / self._tile_size[1]
-        if not (math.isfinite(u) and math.isfinite(v)):
-            raise ValueError(
-                f"point {(x, y)} is too far from the origin for this map: "
-                f"its tile coordinates overflow ({(u, v)})"
-            )
-        return (u, v)
+        return tile_coordinates("point", as_point("point", point), self._origin, self._tile_size)
 
     def cell_at(self, point: Any) -> tuple[int, int]:
         """Return the cell ``(i, j)`` containing a world point (floor in tile space).
