@@ -82,6 +82,11 @@ def flat(shape):
 
 
 def brute_ray(objects, origin, direction, max_distance):
+    # Scale the direction by a power of two so its larger component is in [1, 2):
+    # the same ray exactly, but ray_contact's products no longer underflow for
+    # tiny directions such as (-2.3e-159, 0), where they lost 11 digits.
+    _, exponent = math.frexp(max(abs(direction[0]), abs(direction[1])))
+    direction = (math.ldexp(direction[0], 1 - exponent), math.ldexp(direction[1], 1 - exponent))
     norm = math.hypot(*direction)
     found = []
     for obj_id, shape in objects.items():
@@ -173,6 +178,8 @@ def test_query_circle_matches_brute_force(world_objects, circles):
     st.sampled_from([math.inf, 5.0, 0.0, 13.0]),
 )
 def test_query_ray_matches_brute_force(world_objects, origin, direction, max_distance):
+    """Hypothesis found the brute force wrong, not the hash: circle r=1 at the origin, ray
+    from (2, 0) along (-2.3445384918333926e-159, 0) meets it at exactly 1.0."""
     world, objects = world_objects
     got = list(world.query_ray(origin, direction, max_distance))
     expected = brute_ray(objects, origin, direction, max_distance)
@@ -313,3 +320,12 @@ def test_rays_among_huge_and_tiny_coordinates():
     tiny = SpatialHash(1e-300, origin=(1e300, 0.0))
     tiny.insert(1, box=(0.0, 0.0, 1.0, 1.0))
     assert [c.id for c in tiny.query_ray((-5.0, 0.5), (1.0, 0.0))] == [1]
+
+
+def test_tiny_directions_meet_a_circle_exactly():
+    world = SpatialHash(1.0)
+    world.insert(3, circle=((0.0, 0.0), 1.0))
+    objects = {3: ("circle", ((0.0, 0.0), 1.0))}
+    for direction in [(-2.3445384918333926e-159, 0.0), (-1.0, 0.0), (-5e-324, 0.0)]:
+        got = [(c.id, c.distance) for c in world.query_ray((2.0, 0.0), direction)]
+        assert got == [(3, 1.0)] == brute_ray(objects, (2.0, 0.0), direction, math.inf)
