@@ -6,7 +6,7 @@ imported by the functions that need them.
 """
 
 from tilecast.batch import raycast_many, scan, scan_many
-from tilecast.field_of_view import fov, fov_many
+from tilecast.field_of_view import fov, fov_counts, fov_many
 from tilecast.geometry import (
     circle_tangents,
     orientation,
@@ -42,6 +42,7 @@ __all__ = [
     "circle_intersects_rect",
     "circle_tangents",
     "fov",
+    "fov_counts",
     "fov_many",
     "line",
     "line_of_sight",
