@@ -25,10 +25,12 @@ from typing import Any
 
 import numpy as np
 
+from tilecast._threads import numba_parallel
 from tilecast._validate import (
     as_cell,
     as_cell_array,
     as_choice,
+    as_flag,
     as_nonnegative_float,
     check_map,
 )
@@ -36,9 +38,15 @@ from tilecast.grid import Grid
 from tilecast.tiles import TileMap
 from tilecast.world import World
 
-__all__ = ["FOV_METRICS", "fov", "fov_many"]
+__all__ = ["FOV_COMBINE", "FOV_METRICS", "fov", "fov_counts", "fov_many"]
 
 FOV_METRICS = ("euclidean", "chebyshev", "manhattan")
+FOV_COMBINE = ("any", "count", "none")
+#: Most origins one call may count: origin k tags the cells it counted with k + 1 (int32).
+_MAX_COUNTED = 2**31 - 2
+#: Fewest cells a parallel call should scan in all (origins x cells in range of one):
+#: below this, starting Numba's threads costs more than they save.
+_PARALLEL_WORK = 20_000
 
 _METRIC_NAMES = {
     "euclidean": "METRIC_EUCLIDEAN",
@@ -63,6 +71,7 @@ def fov(
     radius: float | None = None,
     *,
     metric: str = "euclidean",
+    light_walls: bool = True,
 ) -> np.ndarray:
     r"""Return the cells visible from one cell, by symmetric shadowcasting.
 
@@ -85,6 +94,10 @@ def fov(
         ``"euclidean"`` is a disc, ``dx**2 + dy**2 <= radius**2`` (decided in
         exact arithmetic); ``"chebyshev"`` a square, ``max(|dx|, |dy|) <=
         radius``; ``"manhattan"`` a diamond, ``|dx| + |dy| <= radius``.
+    light_walls : bool, default True
+        Whether the walls in view are visible. With False no solid cell is
+        visible except the origin itself; the walls still block sight exactly
+        as before, so this only removes walls from the mask.
 
     Returns
     -------
@@ -118,14 +131,17 @@ def fov(
     *****.
     >>> int(fov(grid, (0, 1), radius=2).sum())  # the 7 cells within distance 2
     7
+    >>> bool(fov(grid, (0, 1), light_walls=False)[1, 2])  # the wall is not lit
+    False
     """
     world = check_map(grid)
     ox, oy = _check_origin(world, "origin_cell", as_cell("origin_cell", origin_cell))
     code, bound = _range_limit(world, radius, metric)
+    lit = as_flag("light_walls", light_walls)
     rows, cols = world.shape
     # np.zeros is lazily zeroed by the OS: pages the scan never writes cost nothing.
     out = np.zeros(rows * cols, dtype=np.bool_)
-    _kernel().fov_into(world.solid.reshape(-1), out, rows, cols, ox, oy, code, bound)
+    _kernel().fov_into(world.solid.reshape(-1), out, rows, cols, ox, oy, code, bound, lit)
     return out.reshape(rows, cols)
 
 
@@ -135,11 +151,16 @@ def fov_many(
     radius: float | None = None,
     *,
     metric: str = "euclidean",
+    light_walls: bool = True,
+    combine: str = "any",
 ) -> np.ndarray:
-    """Return the cells visible from any of several cells (the union of their views).
+    """Return the views of several cells: their union, a count per cell, or one mask each.
 
-    What a party, a set of cameras or all of one side's units see together.
-    Each origin is scanned exactly as :func:`fov` does, into one shared mask.
+    What a party, a set of cameras or all of one side's units see together
+    (``"any"``), how many of them see each cell (``"count"``: an exposure
+    map), or each one's own view (``"none"``). Each origin is scanned exactly
+    as :func:`fov` does, by compiled code; ``"count"`` and ``"none"`` spread
+    the origins over Numba's threads.
 
     Parameters
     ----------
@@ -147,17 +168,28 @@ def fov_many(
         The map. On a :class:`~tilecast.TileMap` a cell blocks sight when its
         tile has a solid pixel (:attr:`~tilecast.TileMap.solid`).
     origin_cells : array_like of int, shape (N, 2), or (int, int)
-        The viewers' cells ``(col, row)``; every one must lie on the map. An
-        empty array gives an all-False mask.
+        The viewers' cells ``(col, row)``; every one must lie on the map. A
+        cell may appear more than once (it then counts more than once).
     radius : float, optional
         Range of every viewer, as in :func:`fov`.
     metric : {"euclidean", "chebyshev", "manhattan"}, default "euclidean"
         Distance measure, as in :func:`fov`.
+    light_walls : bool, default True
+        Whether walls in view are visible, as in :func:`fov` (each origin is
+        visible to itself even when it is solid).
+    combine : {"any", "count", "none"}, default "any"
+        How the views are combined: ``"any"`` their union, ``"count"`` how
+        many origins see each cell, ``"none"`` not at all (one mask per
+        origin).
 
     Returns
     -------
-    numpy.ndarray of bool, shape (rows, cols)
-        ``mask[row, col]`` is True where some origin sees the cell.
+    numpy.ndarray
+        ``"any"``: bool ``(rows, cols)``, True where some origin sees the
+        cell. ``"count"``: int32 ``(rows, cols)``, the number of origins that
+        see the cell (the sum of their :func:`fov` masks). ``"none"``: bool
+        ``(N, rows, cols)``, ``[k]`` the :func:`fov` mask of origin ``k``.
+        With no origins: all False, all 0, or shape ``(0, rows, cols)``.
 
     Examples
     --------
@@ -171,27 +203,158 @@ def fov_many(
     True
     >>> bool((both == (fov(grid, (1, 2)) | fov(grid, (7, 2)))).all())
     True
+    >>> counts = fov_many(grid, [(1, 2), (2, 2), (7, 2)], combine="count")
+    >>> counts[2].tolist()  # along the middle row: two viewers left, one right
+    [2, 2, 2, 2, 3, 1, 1, 1, 1]
+    >>> fov_many(grid, [(1, 2), (7, 2)], combine="none").shape
+    (2, 5, 9)
     """
     world = check_map(grid)
-    origins = as_cell_array("origin_cells", origin_cells)
-    off_map = (
-        (origins[:, 0] < 0)
-        | (origins[:, 0] >= world.cols)
-        | (origins[:, 1] < 0)
-        | (origins[:, 1] >= world.rows)
-    )
-    if off_map.any():
-        bad = origins[int(np.argmax(off_map))]
-        _check_origin(world, "origin_cells", (int(bad[0]), int(bad[1])))
+    origins = _check_origins(world, "origin_cells", origin_cells)
     code, bound = _range_limit(world, radius, metric)
+    lit = as_flag("light_walls", light_walls)
+    how = as_choice("combine", combine, FOV_COMBINE)
+    if how == "count":
+        return _counts(world, origins, code, bound, lit)
     rows, cols = world.shape
+    if how == "none":
+        return _each(world, origins, code, bound, lit)
     out = np.zeros(rows * cols, dtype=np.bool_)
     if len(origins):
-        _kernel().fov_many_into(world.solid.reshape(-1), out, rows, cols, origins, code, bound)
+        solid = world.solid.reshape(-1)
+        _kernel().fov_many_into(solid, out, rows, cols, origins, code, bound, lit)
     return out.reshape(rows, cols)
 
 
+def fov_counts(
+    grid: Grid | TileMap | np.ndarray,
+    radius: float | None = None,
+    *,
+    origins: Any = None,
+    metric: str = "euclidean",
+    light_walls: bool = True,
+) -> np.ndarray:
+    """Return, for each cell, how many origin cells see it (every floor cell by default).
+
+    An exposure map for level design and tactical AI: where a unit can be seen
+    from many places, and which places are sheltered. By the symmetry of
+    :func:`fov` (floor cell A sees floor cell B exactly when B sees A), with
+    the default origins the count at a floor cell is also the number of floor
+    cells it sees, itself included. Compiled and spread over Numba's threads.
+
+    Parameters
+    ----------
+    grid : Grid, TileMap or 2D bool array
+        The map. On a :class:`~tilecast.TileMap` a cell blocks sight when its
+        tile has a solid pixel (:attr:`~tilecast.TileMap.solid`).
+    radius : float, optional
+        Range of every viewer, as in :func:`fov`.
+    origins : array_like of int, shape (N, 2), optional
+        The viewers' cells ``(col, row)``, each on the map. ``None`` (the
+        default) is every floor (non-solid) cell of the map.
+    metric : {"euclidean", "chebyshev", "manhattan"}, default "euclidean"
+        Distance measure, as in :func:`fov`.
+    light_walls : bool, default True
+        Whether walls in view count as seen, as in :func:`fov`.
+
+    Returns
+    -------
+    numpy.ndarray of int32, shape (rows, cols)
+        ``counts[row, col]``: how many origins see the cell; the same as
+        ``fov_many(grid, origins, radius, combine="count")``.
+
+    Examples
+    --------
+    >>> from tilecast import Grid, fov, fov_counts
+    >>> rows = ["#######",
+    ...         "#...#.#",
+    ...         "#.....#",
+    ...         "#######"]
+    >>> grid = Grid([[c == "#" for c in row] for row in rows])
+    >>> counts = fov_counts(grid, light_walls=False)
+    >>> counts[1:3].tolist()  # the walls (light_walls=False) count 0
+    [[0, 8, 8, 8, 0, 4, 0], [0, 8, 8, 9, 9, 9, 0]]
+    >>> int(fov(grid, (5, 1), light_walls=False).sum())  # the nook sees 4 floor cells
+    4
+    """
+    world = check_map(grid)
+    if origins is None:
+        rows_of, cols_of = np.nonzero(~world.solid)
+        cells = np.ascontiguousarray(np.column_stack([cols_of, rows_of]), dtype=np.int64)
+    else:
+        cells = _check_origins(world, "origins", origins)
+    code, bound = _range_limit(world, radius, metric)
+    lit = as_flag("light_walls", light_walls)
+    return _counts(world, cells, code, bound, lit)
+
+
+# ------------------------------------------------------------------ dispatch
+
+
+def _chunks(grid: World, n: int, code: int, bound: int) -> int:
+    """Return how many threads to spread ``n`` origins over (1: run on this thread)."""
+    cells = grid.rows * grid.cols
+    if code != _kernel().METRIC_NONE:
+        side = 2 * math.isqrt(bound) + 1 if code == _kernel().METRIC_EUCLIDEAN else 2 * bound + 1
+        cells = min(cells, side * side)
+    if n * cells < _PARALLEL_WORK:
+        return 1
+    return max(1, min(n, int(_kernel().threads())))
+
+
+def _counts(grid: World, origins: np.ndarray, code: int, bound: int, lit: bool) -> np.ndarray:
+    """Count, per cell, the origins (already checked) that see it."""
+    rows, cols = grid.shape
+    counts = np.zeros(rows * cols, dtype=np.int32)
+    n = len(origins)
+    if n:
+        kernel, solid = _kernel(), grid.solid.reshape(-1)
+        chunks = _chunks(grid, n, code, bound)
+        if chunks == 1:
+            stamp = np.zeros(rows * cols, dtype=np.int32)
+            kernel.fov_count_stride_into(
+                solid, counts, stamp, rows, cols, origins, 0, 1, code, bound, lit
+            )
+        else:
+            with numba_parallel():
+                kernel.fov_count_into(solid, counts, rows, cols, origins, code, bound, lit, chunks)
+    return counts.reshape(rows, cols)
+
+
+def _each(grid: World, origins: np.ndarray, code: int, bound: int, lit: bool) -> np.ndarray:
+    """Return one mask per origin (already checked), ``(N, rows, cols)``."""
+    rows, cols = grid.shape
+    n = len(origins)
+    out = np.zeros((n, rows * cols), dtype=np.bool_)
+    if n:
+        kernel, solid = _kernel(), grid.solid.reshape(-1)
+        chunks = _chunks(grid, n, code, bound)
+        if chunks == 1:
+            kernel.fov_each_stride_into(solid, out, rows, cols, origins, 0, 1, code, bound, lit)
+        else:
+            with numba_parallel():
+                kernel.fov_each_into(solid, out, rows, cols, origins, code, bound, lit, chunks)
+    return out.reshape(n, rows, cols)
+
+
 # ------------------------------------------------------------------ validation
+
+
+def _check_origins(grid: World, name: str, cells: Any) -> np.ndarray:
+    """Return ``cells`` as ``(N, 2)`` int64 cells on the map, or raise naming ``name``."""
+    origins = as_cell_array(name, cells)
+    off_map = (
+        (origins[:, 0] < 0)
+        | (origins[:, 0] >= grid.cols)
+        | (origins[:, 1] < 0)
+        | (origins[:, 1] >= grid.rows)
+    )
+    if off_map.any():
+        k = int(np.argmax(off_map))
+        _check_origin(grid, f"{name}[{k}]", (int(origins[k, 0]), int(origins[k, 1])))
+    if len(origins) > _MAX_COUNTED:
+        raise ValueError(f"{name} may hold at most {_MAX_COUNTED} cells, got {len(origins)}")
+    return origins
 
 
 def _check_origin(grid: World, name: str, cell: tuple[int, int]) -> tuple[int, int]:

@@ -22,14 +22,26 @@ give exactly the same mask. Differences from the reference, all for speed:
   strictly inside a row's column range passes the ``is_symmetric`` test,
   so the visible cells of a row are written as one run.
 
+- Every visible cell goes through ``_mark``, which serves all outputs with
+  one compiled signature: a bool mask (``counts`` empty), or a count per
+  cell (``counts`` and ``stamp`` of the map's size). The four quadrants
+  share their diagonals, so a cell may be marked twice by one origin;
+  ``stamp`` holds the tag of the last origin that counted a cell, so each
+  origin counts a cell once.
+- Many origins with one mask or count each run in parallel: each thread
+  takes every ``chunks``-th origin (neighbouring origins cost about the
+  same, so striding balances the threads) with its own scratch, and the
+  per-thread counts are summed at the end.
+
 Validation happens in ``tilecast.field_of_view``: the kernels trust their input
-(origin on the map, ``solid`` and ``out`` flat views of ``rows * cols``).
+(origins on the map, ``solid`` and the outputs flat views of ``rows * cols``,
+fewer than ``2**31 - 1`` origins when counting).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import get_num_threads, njit, prange
 
 # Range metric codes shared with tilecast.field_of_view.
 METRIC_NONE = 0
@@ -67,7 +79,29 @@ def _half_width(depth, metric, bound, unlimited):
 
 
 @njit(cache=True)
-def _scan_quadrant(solid, out, rows, cols, ox, oy, quadrant, metric, bound):
+def _mark(solid, out, counts, stamp, tag, first, last, step, light_walls):
+    # Mark flat cells first, first + step, ..., last as seen by origin `tag`:
+    # in the bool mask `out`, or (when `counts` is not empty) once per tag in
+    # `counts`. Without light_walls, solid cells are left unmarked.
+    if counts.shape[0] == 0:
+        if light_walls:
+            for index in range(first, last + 1, step):
+                out[index] = True
+        else:
+            for index in range(first, last + 1, step):
+                if not solid[index]:
+                    out[index] = True
+        return
+    for index in range(first, last + 1, step):
+        if stamp[index] != tag and (light_walls or not solid[index]):
+            stamp[index] = tag
+            counts[index] += 1
+
+
+@njit(cache=True)
+def _scan_quadrant(
+    solid, out, counts, stamp, tag, rows, cols, ox, oy, quadrant, metric, bound, light_walls
+):
     # solid and out are the flat (C-order) map arrays, cell (x, y) at y*cols + x.
     # Quadrant frame: depth d >= 1 away from the origin, column c sideways.
     # north: (x, y) = (ox + c, oy - d); south: (ox + c, oy + d);
@@ -135,8 +169,18 @@ def _scan_quadrant(solid, out, rows, cols, ox, oy, quadrant, metric, bound):
             seen_last = last
             if not solid[row_base + last * step] and last * end_den > depth * end_num:
                 seen_last = last - 1
-            for index in range(row_base + seen_first * step, row_base + seen_last * step + 1, step):
-                out[index] = True
+            if seen_first <= seen_last:
+                _mark(
+                    solid,
+                    out,
+                    counts,
+                    stamp,
+                    tag,
+                    row_base + seen_first * step,
+                    row_base + seen_last * step,
+                    step,
+                    light_walls,
+                )
             # Split the sector at each run of walls: the part before a run
             # goes on to the next depth, the part after starts at its end.
             col = first
@@ -172,15 +216,130 @@ def _scan_quadrant(solid, out, rows, cols, ox, oy, quadrant, metric, bound):
 
 
 @njit(cache=True)
-def fov_into(solid, out, rows, cols, ox, oy, metric, bound):
-    """Mark in flat ``out`` the cells visible from cell ``(ox, oy)`` of flat ``solid``."""
-    out[oy * cols + ox] = True
+def _view(solid, out, counts, stamp, tag, rows, cols, ox, oy, metric, bound, light_walls):
+    # The origin is always seen, solid or not, and marked first.
+    origin = oy * cols + ox
+    if counts.shape[0] == 0:
+        out[origin] = True
+    else:
+        stamp[origin] = tag
+        counts[origin] += 1
     for quadrant in range(4):
-        _scan_quadrant(solid, out, rows, cols, ox, oy, quadrant, metric, bound)
+        _scan_quadrant(
+            solid, out, counts, stamp, tag, rows, cols, ox, oy, quadrant, metric, bound, light_walls
+        )
 
 
 @njit(cache=True)
-def fov_many_into(solid, out, rows, cols, origins, metric, bound):
+def fov_into(solid, out, rows, cols, ox, oy, metric, bound, light_walls):
+    """Mark in flat ``out`` the cells visible from cell ``(ox, oy)`` of flat ``solid``."""
+    none = np.empty(0, dtype=np.int32)
+    _view(solid, out, none, none, 0, rows, cols, ox, oy, metric, bound, light_walls)
+
+
+@njit(cache=True)
+def fov_many_into(solid, out, rows, cols, origins, metric, bound, light_walls):
     """Mark in flat ``out`` the cells visible from any origin of ``origins`` (N, 2)."""
+    none = np.empty(0, dtype=np.int32)
     for k in range(origins.shape[0]):
-        fov_into(solid, out, rows, cols, origins[k, 0], origins[k, 1], metric, bound)
+        _view(
+            solid,
+            out,
+            none,
+            none,
+            0,
+            rows,
+            cols,
+            origins[k, 0],
+            origins[k, 1],
+            metric,
+            bound,
+            light_walls,
+        )
+
+
+@njit(cache=True)
+def fov_count_stride_into(
+    solid, counts, stamp, rows, cols, origins, first, stride, metric, bound, light_walls
+):
+    """Add to flat int32 ``counts`` the views of origins ``first, first + stride, ...``.
+
+    Origin ``k`` marks the cells it counted with the tag ``k + 1`` in
+    ``stamp`` (int32, the map's size), which must not hold those tags
+    already (zeros will do).
+    """
+    unused = np.empty(0, dtype=np.bool_)
+    for k in range(first, origins.shape[0], stride):
+        _view(
+            solid,
+            unused,
+            counts,
+            stamp,
+            k + 1,
+            rows,
+            cols,
+            origins[k, 0],
+            origins[k, 1],
+            metric,
+            bound,
+            light_walls,
+        )
+
+
+@njit(cache=True, parallel=True)
+def fov_count_into(solid, counts, rows, cols, origins, metric, bound, light_walls, chunks):
+    """Add to flat int32 ``counts`` how many origins of ``origins`` (N, 2) see each cell.
+
+    ``chunks`` threads each count every ``chunks``-th origin into their own
+    partial counts; the partial counts are then summed into ``counts``.
+    """
+    cells = rows * cols
+    partial = np.zeros((chunks, cells), dtype=np.int32)
+    stamp = np.zeros((chunks, cells), dtype=np.int32)
+    for t in prange(chunks):
+        fov_count_stride_into(
+            solid, partial[t], stamp[t], rows, cols, origins, t, chunks, metric, bound, light_walls
+        )
+    for index in prange(cells):
+        total = counts[index]
+        for t in range(chunks):
+            total += partial[t, index]
+        counts[index] = total
+
+
+@njit(cache=True)
+def fov_each_stride_into(
+    solid, out, rows, cols, origins, first, stride, metric, bound, light_walls
+):
+    """Mark in row ``k`` of ``out`` (N, rows * cols) the view of origin ``k``.
+
+    For ``k = first, first + stride, ...``.
+    """
+    none = np.empty(0, dtype=np.int32)
+    for k in range(first, origins.shape[0], stride):
+        _view(
+            solid,
+            out[k],
+            none,
+            none,
+            0,
+            rows,
+            cols,
+            origins[k, 0],
+            origins[k, 1],
+            metric,
+            bound,
+            light_walls,
+        )
+
+
+@njit(cache=True, parallel=True)
+def fov_each_into(solid, out, rows, cols, origins, metric, bound, light_walls, chunks):
+    """Mark in row ``k`` of ``out`` (N, rows*cols) the view of origin ``k`` (``chunks`` threads)."""
+    for t in prange(chunks):
+        fov_each_stride_into(solid, out, rows, cols, origins, t, chunks, metric, bound, light_walls)
+
+
+def threads():
+    """Return how many threads Numba's parallel loops use now."""
+    return get_num_threads()
