@@ -51,13 +51,15 @@ __all__ = [
 # the parallel kernel costs more than the rays.
 _SMALL_BATCH = 32
 _cast_range: Any = None
+_walk_at = 0  # the one walk's address, cast_range's last argument
 
 
 def _load_cast_range() -> Any:
     """Compile or load the one-walk batch kernel; return its entry point (no type dispatch)."""
-    global _cast_range
-    from tilecast._kernels.walk import CAST_RANGE_SIGNATURE, cast_range
+    global _cast_range, _walk_at
+    from tilecast._kernels.walk import CAST_RANGE_SIGNATURE, cast_range, walk_address
 
+    _walk_at = walk_address()
     cast_range.compile(CAST_RANGE_SIGNATURE)
     overload = cast_range.overloads[CAST_RANGE_SIGNATURE]
     _cast_range = overload.entry_point  # type: ignore[attr-defined]  # numba: untyped
@@ -140,7 +142,7 @@ def _cast(
             pixel = _NO_PIXELS if n <= _SMALL_BATCH else np.empty((n, 2), dtype=np.int64)
         cast_range = _cast_range or _load_cast_range()
         rest = (gaps, ignore_start, origins, directions, origin_stride, max_distances, distance,
-                point, normal, cell, inside, pixel, status)  # fmt: skip
+                point, normal, cell, inside, pixel, status, _walk_at)  # fmt: skip
         if n <= _SMALL_BATCH:
             if not cast_range(0, n, *view, *rest):
                 return distance, point, normal, cell, inside, pixel

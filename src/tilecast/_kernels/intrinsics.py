@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from llvmlite import ir
 from numba import types
+from numba.core import cgutils
 from numba.extending import intrinsic
 
 
@@ -49,3 +52,61 @@ def bits_float(typingctx, bits):
         return builder.bitcast(args[0], ir.DoubleType())
 
     return sig, codegen
+
+
+def compiled_address(dispatcher: Any, signature: tuple[Any, ...]) -> int:
+    """The address of ``dispatcher``'s machine code for ``signature`` (Numba's calling convention).
+
+    For :func:`caller_of`. The code lives as long as the dispatcher (a module
+    global), whether it was compiled in this process or loaded from the cache.
+    """
+    overload = dispatcher.overloads[tuple(signature)]
+    address: int = overload.library.get_pointer_to_function(overload.fndesc.llvm_func_name)
+    return address
+
+
+def caller_of(dispatcher: Any, signature: tuple[Any, ...]) -> Any:
+    """An intrinsic ``call(address, *args)`` that calls ``dispatcher``'s code at a run-time address.
+
+    A kernel that calls another kernel directly links the callee's code into
+    its own and has LLVM optimise and compile all of it again (Numba
+    finalises every function with its callees linked in). For a large callee
+    used from several entry points (the one walk) that multiplies the first
+    compile. Called through its address (:func:`compiled_address`, passed in
+    from Python as an int64), the callee is compiled once; the call costs an
+    indirect call and no inlining, which a large function does not get anyway.
+    The arguments are converted to ``signature`` as a direct call would.
+    """
+
+    @intrinsic
+    def call(typingctx: Any, address: Any, *args: Any) -> Any:
+        target = dispatcher.overloads[tuple(signature)].signature
+        if not isinstance(address, types.Integer) or len(args) != len(target.args):
+            return None
+        for given, wanted in zip(args, target.args, strict=True):
+            if typingctx.can_convert(given, wanted) is None:
+                return None
+
+        def codegen(context: Any, builder: Any, call_signature: Any, llargs: Any) -> Any:
+            given_types = call_signature.args[1].types
+            values = [
+                context.cast(builder, value, given, wanted)
+                for value, given, wanted in zip(
+                    cgutils.unpack_tuple(builder, llargs[1]),
+                    given_types,
+                    target.args,
+                    strict=True,
+                )
+            ]
+            function_type = context.call_conv.get_function_type(target.return_type, target.args)
+            function = builder.inttoptr(llargs[0], function_type.as_pointer())
+            status, result = context.call_conv.call_function(
+                builder, function, target.return_type, target.args, values
+            )
+            with cgutils.if_unlikely(builder, status.is_error):
+                context.call_conv.return_status_propagate(builder, status)
+            return result
+
+        return target.return_type(types.int64, types.StarArgTuple(tuple(args))), codegen
+
+    return call

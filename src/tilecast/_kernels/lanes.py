@@ -64,8 +64,9 @@ from tilecast._kernels.walk import (
     FIRST,
     FOUND,
     UNSAFE,
+    call_walk,
     store_first_hit,
-    walk,
+    walk_address,
 )
 
 #: Rays in flight per thread.
@@ -269,12 +270,13 @@ def _advance(flat, row_step, lf, li):
 @njit(cache=True)
 def _cast_alone(k, accel, variants, pixels, outside_solid, ox, oy, w, h, x0, y0, dx, dy,
                 max_distance, gaps, ignore_start, jump_min, distance, point, normal, cell, inside,
-                status, full):  # fmt: skip
-    """Cast ray k with the one walk (:func:`tilecast._kernels.walk.walk`) and write its answer."""
+                status, full, walk_at):  # fmt: skip
+    """Cast ray k with the one walk (:func:`tilecast._kernels.walk.walk`, at address
+    ``walk_at``) and write its answer."""
     no_events = np.empty((0, 5))
-    r = walk(accel, variants, pixels, outside_solid, jump_min, ox, oy, w, h, FIRST, gaps, 0,
-             ignore_start, x0, y0, dx, dy, max_distance, 0, 0, 0, 0, 0, 0.0, no_events,
-             np.empty((0, 5), dtype=np.int64))  # fmt: skip
+    r = call_walk(walk_at, accel, variants, pixels, outside_solid, jump_min, ox, oy, w, h, FIRST,
+                  gaps, 0, ignore_start, x0, y0, dx, dy, max_distance, 0, 0, 0, 0, 0, 0.0,
+                  no_events, np.empty((0, 5), dtype=np.int64))  # fmt: skip
     if full:
         store_first_hit(r, k, status, distance, point, normal, cell, inside)
     else:  # a scan: the distance only (the other outputs are empty placeholders)
@@ -345,12 +347,29 @@ def _gather(kind, first, m, origins, directions, origin_stride, max_distances, p
             limits[s] = max_range
 
 
-@njit(cache=True, error_model="numpy")
-def _run(kind, lo, hi, accel, variants, pixels, flat, rows, cols, outside_solid, ox, oy, w, h,
-         origins, directions,
-         origin_stride, max_distances, poses, angles, max_range, gaps, ignore_start, jump_min,
-         distance, point, normal, cell, inside, status, full):  # fmt: skip
-    """Cast rays lo .. hi - 1, LANES at a time."""
+@njit(cache=True, nogil=True, error_model="numpy")
+def cast_lanes_at(kind, lo, hi, accel, variants, pixels, outside_solid, ox, oy, w, h, origins,
+               directions, origin_stride, max_distances, poses, angles, max_range, gaps,
+               ignore_start, jump_min, distance, point, normal, cell, inside, status,
+               full, walk_at):  # fmt: skip
+    """Cast rays lo .. hi - 1 of a batch (kind MANY) or of a scan (kind SCAN).
+
+    MANY: ray k starts at origins[k // origin_stride]; one direction or one
+    max distance broadcasts over all rays. SCAN: ray k is beam k % B of pose
+    k // B, direction sincos(theta + angle), range max_range. Results go to
+    distance (N,), point (N, 2), normal (N, 2), cell (N, 2), inside (N,)
+    and status (N,); without `full` only distance and status are written
+    (the others may be empty). One entry point for both kinds, and every
+    argument from the caller, so that the lane walk is compiled once. It
+    releases the GIL: :mod:`tilecast._threads` runs ranges in parallel.
+    ``walk_at`` is :func:`~tilecast._kernels.walk.walk_address`, for the
+    rays the lanes leave to the one walk (:func:`cast_lanes` passes it).
+    (One function, not a wrapper around a worker: Numba optimises and
+    compiles every callee again inside each caller.)
+    """
+    rows = accel.shape[1] - 2
+    cols = accel.shape[2] - 2
+    flat = accel.reshape(-1)
     row_step = np.int64(cols + 2)
     lf = np.zeros(N_FLOAT * LANE_STRIDE)
     li = np.zeros(N_INT * LANE_STRIDE, dtype=np.int64)  # every lane idle: STATE 0, IDX 0
@@ -429,7 +448,7 @@ def _run(kind, lo, hi, accel, variants, pixels, flat, rows, cols, outside_solid,
                     _cast_alone(k, accel, variants, pixels, outside_solid, ox, oy, w, h, ray[0],
                                 ray[1],
                                 ray[2], ray[3], ray[4], gaps, ignore_start, jump_min, distance,
-                                point, normal, cell, inside, status, full)  # fmt: skip
+                                point, normal, cell, inside, status, full, walk_at)  # fmt: skip
             while True:  # hand the lane the next ray that can walk
                 if cursor == n_staged:
                     if next_ray == hi:
@@ -459,32 +478,15 @@ def _run(kind, lo, hi, accel, variants, pixels, flat, rows, cols, outside_solid,
                 _cast_alone(k, accel, variants, pixels, outside_solid, ox, oy, w, h,
                             xs[s], ys[s], dxs[s], dys[s], limits[s], gaps, ignore_start,
                             jump_min, distance, point, normal, cell, inside, status,
-                            full)  # fmt: skip
+                            full, walk_at)  # fmt: skip
         if live == 0:
             return
         _advance(flat, row_step, lf, li)
 
 
-@njit(cache=True, nogil=True)
-def cast_lanes(kind, lo, hi, accel, variants, pixels, outside_solid, ox, oy, w, h, origins,
-               directions, origin_stride, max_distances, poses, angles, max_range, gaps,
-               ignore_start, jump_min, distance, point, normal, cell, inside, status,
-               full):  # fmt: skip
-    """Cast rays lo .. hi - 1 of a batch (kind MANY) or of a scan (kind SCAN).
+_WALK_AT = walk_address()
 
-    MANY: ray k starts at origins[k // origin_stride]; one direction or one
-    max distance broadcasts over all rays. SCAN: ray k is beam k % B of pose
-    k // B, direction sincos(theta + angle), range max_range. Results go to
-    distance (N,), point (N, 2), normal (N, 2), cell (N, 2), inside (N,)
-    and status (N,); without `full` only distance and status are written
-    (the others may be empty). One entry point for both kinds, and every
-    argument from the caller, so that the lane walk is compiled once. It
-    releases the GIL: :mod:`tilecast._threads` runs ranges in parallel.
-    """
-    rows = accel.shape[1] - 2
-    cols = accel.shape[2] - 2
-    flat = accel.reshape(-1)
-    _run(kind, lo, hi, accel, variants, pixels, flat, rows, cols, outside_solid, ox, oy, w, h,
-         origins, directions, origin_stride, max_distances, poses, angles, max_range, gaps,
-         ignore_start, jump_min, distance, point, normal, cell, inside, status,
-         full)  # fmt: skip
+
+def cast_lanes(*args):  # type: ignore[no-untyped-def]
+    """:func:`cast_lanes_at` with the one walk's address as the last argument."""
+    return cast_lanes_at(*args, _WALK_AT)

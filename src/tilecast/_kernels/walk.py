@@ -31,6 +31,7 @@ import numpy as np
 from numba import njit, types
 
 from tilecast._kernels.exact import expansion_sign, two_prod, two_sum
+from tilecast._kernels.intrinsics import caller_of, compiled_address
 from tilecast._kernels.maps import MIXED_TILE, OFF_EMPTY, SOLID
 
 CORNER_NORMAL = 1.0 / math.sqrt(2.0)
@@ -823,11 +824,21 @@ def walk(info, variants, pixels, outside_solid, tile_jump_min, ox, oy, pw, ph, m
 
 
 # ------------------------------------------------------ many rays, one walk each
+# Other kernels call the walk through its address (see caller_of): linked in,
+# its code would be optimised and compiled again inside each of them.
+call_walk = caller_of(walk, WALK_SIGNATURE)
+
+
+def walk_address() -> int:
+    """The address of the compiled walk, for kernels that call it through :data:`call_walk`."""
+    return compiled_address(walk, WALK_SIGNATURE)
+
+
 CAST_RANGE_SIGNATURE = (
     types.int64, types.int64, *WALK_SIGNATURE[:9], types.int64, types.boolean,
     types.float64[:, ::1], types.float64[:, ::1], types.int64, types.float64[::1],
     types.float64[::1], types.float64[:, ::1], types.float64[:, ::1], types.int64[:, ::1],
-    types.boolean[::1], types.int64[:, ::1], types.uint8[::1],
+    types.boolean[::1], types.int64[:, ::1], types.uint8[::1], types.int64,
 )  # fmt: skip
 
 
@@ -854,7 +865,7 @@ def store_first_hit(r, k, status, distance, point, normal, cell, inside):
 @njit(cache=True, nogil=True)  # compiled for CAST_RANGE_SIGNATURE on first use
 def cast_range(lo, hi, info, variants, pixels, outside_solid, jump_min, ox, oy, pw, ph, gaps,
                ignore_start, origins, directions, origin_stride, max_distances, distance, point,
-               normal, cell, inside, pixel, status):  # fmt: skip
+               normal, cell, inside, pixel, status, walk_at):  # fmt: skip
     """First hits of rays lo .. hi - 1; ray k starts at origins[k // origin_stride].
 
     One direction or one max distance broadcasts over all rays. Writes
@@ -870,9 +881,10 @@ def cast_range(lo, hi, info, variants, pixels, outside_solid, jump_min, ox, oy, 
     for k in range(lo, hi):
         o = k // origin_stride
         d = k * direction_step
-        r = walk(info, variants, pixels, outside_solid, jump_min, ox, oy, pw, ph, FIRST, gaps, 0,
-                 ignore_start, origins[o, 0], origins[o, 1], directions[d, 0], directions[d, 1],
-                 max_distances[k * distance_step], 0, 0, 0, 0, 0, 0.0, no_f, no_i)  # fmt: skip
+        r = call_walk(walk_at, info, variants, pixels, outside_solid, jump_min, ox, oy, pw, ph,
+                      FIRST, gaps, 0, ignore_start, origins[o, 0], origins[o, 1],
+                      directions[d, 0], directions[d, 1], max_distances[k * distance_step], 0, 0,
+                      0, 0, 0, 0.0, no_f, no_i)  # fmt: skip
         found = store_first_hit(r, k, status, distance, point, normal, cell, inside)
         unsafe += r[0] == UNSAFE
         pixel[k, 0] = r[15] if found else -1
