@@ -3,17 +3,22 @@ symmetry properties, hand-worked cases, radius and metrics, bad input."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 from fractions import Fraction
+from types import SimpleNamespace
+from unittest import mock
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import tilecast.field_of_view as field_of_view
 from reference.fov import fov_reference as _fov_reference
-from tilecast import Grid, fov, fov_many
+from tilecast import Grid, TileMap, TileSet, fov, fov_counts, fov_many
+from tilecast._kernels import fov as fov_kernel
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -39,6 +44,12 @@ radii = st.one_of(
     st.sampled_from([0.5, 1.5, math.sqrt(2), math.sqrt(5), 2.9999999999999996, math.inf]),
 )
 metrics = st.sampled_from(["euclidean", "chebyshev", "manhattan"])
+
+
+def _reference(solid, origin, radius=None, metric="euclidean", light_walls=True):
+    return _fov_reference(
+        solid, origin, None if radius == math.inf else radius, metric, light_walls
+    )
 
 
 # -------------------------------------------------------------------- oracle
@@ -450,3 +461,301 @@ def test_bad_input():
         fov_many(grid, [(0, 0)], -2)
     assert not fov_many(grid, np.empty((0, 2), dtype=np.int64)).any()
     assert not fov_many(grid, []).any()
+
+
+# --------------------------------------------------------------- light_walls
+@SETTINGS
+@given(maps(), radii, metrics)
+def test_unlit_walls_kernel_equals_reference(case, radius, metric):
+    solid, origin = case
+    got = fov(Grid(solid), origin, radius, metric=metric, light_walls=False)
+    want = _reference(solid, origin, radius, metric, light_walls=False)
+    np.testing.assert_array_equal(got, want)
+    # Walls still block exactly as before: only the walls leave the mask.
+    lit = fov(Grid(solid), origin, radius, metric=metric)
+    expected = lit & ~solid
+    expected[origin[1], origin[0]] = True
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_unlit_walls_by_hand():
+    grid = _grid_from_text(
+        "#####",
+        "#...#",
+        "#.#.#",
+        "#####",
+    )
+    assert _text(fov(grid, (1, 1), light_walls=False)) == [
+        ".....",
+        ".***.",
+        ".*.*.",
+        ".....",
+    ]
+    # A solid origin is still visible to itself; the walls around are not.
+    assert _text(fov(grid, (2, 2), light_walls=False)) == [
+        ".....",
+        ".***.",
+        ".***.",
+        ".....",
+    ]
+
+
+def test_tcod_radius_and_light_walls_map_as_the_docs_say():
+    # docs/fov.md: tcod's radius r > 0 (exclusive) is our radius
+    # math.nextafter(r, 0) (inclusive), its 0 our None; its light_walls=False
+    # removes the walls after the scan, as ours does (but also a solid origin).
+    tcod_map = pytest.importorskip("tcod.map")
+    symmetric = pytest.importorskip("tcod.constants").FOV_SYMMETRIC_SHADOWCAST
+    floor = np.ones((41, 41), dtype=bool)
+    for r in range(25):
+        for i, j in [(20, 20), (3, 7), (0, 0)]:
+            theirs = tcod_map.compute_fov(floor, (j, i), r, True, symmetric)
+            ours = fov(~floor, (i, j), math.nextafter(r, 0) if r else None)
+            np.testing.assert_array_equal(ours, theirs)
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        solid = rng.random((15, 20)) < 0.3
+        i, j = int(rng.integers(20)), int(rng.integers(15))
+        lit = tcod_map.compute_fov(~solid, (j, i), 0, True, symmetric)
+        unlit = tcod_map.compute_fov(~solid, (j, i), 0, False, symmetric)
+        np.testing.assert_array_equal(unlit, lit & ~solid)
+        ours = fov(solid, (i, j)) & ~solid
+        ours[j, i] = True
+        np.testing.assert_array_equal(fov(solid, (i, j), light_walls=False), ours)
+    solid = np.ones((3, 3), dtype=bool)
+    assert not tcod_map.compute_fov(~solid, (1, 1), 0, False, symmetric)[1, 1]
+    assert fov(solid, (1, 1), light_walls=False)[1, 1]
+
+
+# ------------------------------------------------------- fov_many's combine
+@st.composite
+def views(draw, max_side=14):
+    """A map and 0..6 origins on it (repeats and solid cells included)."""
+    solid, origin = draw(maps(max_side))
+    rows, cols = solid.shape
+    cell = st.tuples(st.integers(0, cols - 1), st.integers(0, rows - 1))
+    more = draw(st.lists(st.one_of(cell, st.just(origin)), max_size=5))
+    origins = draw(st.sampled_from([[], [origin]])) + more
+    return solid, origins
+
+
+@contextlib.contextmanager
+def _parallel(always):
+    # With always=True every "count" / "none" call takes the parallel kernels
+    # (however little work), on at least two chunks.
+    if not always:
+        yield
+        return
+    with (
+        mock.patch.object(field_of_view, "_PARALLEL_WORK", 0),
+        mock.patch.object(fov_kernel, "threads", lambda: 3),
+    ):
+        yield
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(views(), radii, metrics, st.booleans(), st.booleans())
+def test_combine_modes_equal_the_reference(case, radius, metric, light_walls, parallel):
+    solid, origins = case
+    rows, cols = solid.shape
+    want = np.zeros((len(origins), rows, cols), dtype=bool)
+    for k, origin in enumerate(origins):
+        want[k] = _reference(solid, origin, radius, metric, light_walls)
+    options = {"metric": metric, "light_walls": light_walls}
+    with _parallel(parallel):
+        each = fov_many(Grid(solid), origins, radius, combine="none", **options)
+        counts = fov_many(Grid(solid), origins, radius, combine="count", **options)
+        union = fov_many(Grid(solid), origins, radius, combine="any", **options)
+        exposure = fov_counts(Grid(solid), radius, origins=origins, **options)
+    assert each.dtype == np.bool_ and each.shape == (len(origins), rows, cols)
+    np.testing.assert_array_equal(each, want)
+    assert counts.dtype == np.int32 and counts.shape == (rows, cols)
+    np.testing.assert_array_equal(counts, want.sum(axis=0))
+    np.testing.assert_array_equal(exposure, counts)
+    assert union.dtype == np.bool_
+    np.testing.assert_array_equal(union, want.any(axis=0))
+
+
+def test_combine_modes_on_bigger_maps_take_the_parallel_kernels():
+    # Enough work for the parallel path with the real thread count; each
+    # origin's own fov (checked against the reference above) is the oracle.
+    rng = np.random.default_rng(11)
+    for k in range(6):
+        rows, cols = (int(v) for v in rng.integers(30, 70, 2))
+        solid = rng.random((rows, cols)) < [0.0, 0.1, 0.35][k % 3]
+        origins = np.column_stack([rng.integers(0, cols, 60), rng.integers(0, rows, 60)])
+        radius = [None, 9.5][k % 2]
+        light_walls = k < 3
+        want = np.stack([fov(solid, o, radius, light_walls=light_walls) for o in origins])
+        for parallel in (False, True):
+            with _parallel(parallel):
+                each = fov_many(solid, origins, radius, light_walls=light_walls, combine="none")
+                counts = fov_many(solid, origins, radius, light_walls=light_walls, combine="count")
+            np.testing.assert_array_equal(each, want)
+            np.testing.assert_array_equal(counts, want.sum(axis=0))
+
+
+@pytest.mark.parametrize("chunks", [1, 2, 3, 5, 64])
+def test_parallel_kernels_do_not_depend_on_the_number_of_chunks(chunks):
+    rng = np.random.default_rng(chunks)
+    solid = rng.random((23, 31)) < 0.25
+    origins = np.column_stack([rng.integers(0, 31, 40), rng.integers(0, 23, 40)])
+    want = np.stack([fov(solid, o, light_walls=False) for o in origins])
+    flat, rows, cols = solid.reshape(-1), 23, 31
+    counts = np.zeros(rows * cols, dtype=np.int32)
+    fov_kernel.fov_count_into(flat, counts, rows, cols, origins, 0, 0, False, chunks)
+    np.testing.assert_array_equal(counts.reshape(rows, cols), want.sum(axis=0))
+    each = np.zeros((len(origins), rows * cols), dtype=np.bool_)
+    fov_kernel.fov_each_into(flat, each, rows, cols, origins, 0, 0, False, chunks)
+    np.testing.assert_array_equal(each.reshape(-1, rows, cols), want)
+
+
+def test_combine_by_hand_and_with_no_origins():
+    grid = _grid_from_text(
+        "..#..",
+        ".....",
+    )
+    counts = fov_many(grid, [(0, 0), (0, 0), (4, 0)], combine="count")
+    # (0, 0) twice: it counts twice.
+    want = 2 * fov(grid, (0, 0)).astype(np.int32) + fov(grid, (4, 0))
+    np.testing.assert_array_equal(counts, want)
+    assert counts[0, 2] == 3  # the wall is seen by all three
+    assert fov_many(grid, [], combine="none").shape == (0, 2, 5)
+    assert fov_many(grid, [], combine="count").tolist() == [[0] * 5] * 2
+    assert fov_many(grid, np.empty((0, 2), dtype=np.int32), combine="count").dtype == np.int32
+    one = fov_many(grid, (1, 1), combine="none")
+    assert one.shape == (1, 2, 5)
+    np.testing.assert_array_equal(one[0], fov(grid, (1, 1)))
+
+
+# ---------------------------------------------------------------- fov_counts
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(maps(max_side=16), radii, metrics, st.booleans(), st.booleans())
+def test_fov_counts_at_a_floor_cell_is_how_many_floor_cells_it_sees(
+    case, radius, metric, light_walls, parallel
+):
+    # By symmetry (floor A sees floor B exactly when B sees A), the count at a
+    # floor cell over all floor origins is the number of floor cells it sees.
+    solid, _ = case
+    with _parallel(parallel):
+        counts = fov_counts(Grid(solid), radius, metric=metric, light_walls=light_walls)
+    assert counts.dtype == np.int32 and counts.shape == solid.shape
+    rows, cols = solid.shape
+    floors = [(i, j) for j in range(rows) for i in range(cols) if not solid[j, i]]
+    total = np.zeros(solid.shape, dtype=np.int64)
+    for i, j in floors:
+        view = fov(Grid(solid), (i, j), radius, metric=metric, light_walls=light_walls)
+        assert counts[j, i] == int((view & ~solid).sum()), (i, j)
+        total += view
+    # And, by definition, the sum of the floor cells' views (walls included).
+    np.testing.assert_array_equal(counts, total)
+
+
+def test_fov_counts_by_hand():
+    grid = _grid_from_text(
+        "#####",
+        "#...#",
+        "#####",
+    )
+    # Worked by hand from the scan. A convex room: each of the three floor
+    # cells sees every cell of it, corners included (from (1, 1) the east
+    # quadrant's sector [-1/4, 1/4] at depth 3 still spans columns -1..1).
+    assert fov_counts(grid).tolist() == [[3] * 5] * 3
+    assert fov_counts(grid, light_walls=False).tolist() == [[0] * 5, [0, 3, 3, 3, 0], [0] * 5]
+    # Radius 1: each floor cell sees its 4 neighbours and itself.
+    assert fov_counts(grid, 1).tolist() == [[0, 1, 1, 1, 0], [1, 2, 3, 2, 1], [0, 1, 1, 1, 0]]
+    # From the corner wall (0, 0): its neighbours (1, 0) and (0, 1) block all
+    # but the sector [1/2, 1] of the south and east quadrants.
+    assert fov_counts(grid, origins=[(0, 0)]).tolist() == [
+        [1, 1, 0, 0, 0],
+        [1, 1, 1, 0, 0],
+        [0, 1, 1, 1, 0],
+    ]
+    assert not fov_counts(np.ones((3, 4), dtype=bool)).any()  # no floor, no origin
+
+
+def test_every_map_kind_is_accepted():
+    solid = np.random.default_rng(2).random((6, 8)) < 0.3
+    tiles = TileSet(np.array([[[0, 0], [0, 0]], [[0, 0], [0, 1]]], dtype=bool))
+    tilemap = TileMap(solid.astype(np.int64), tiles)
+    np.testing.assert_array_equal(tilemap.solid, solid)
+    origins = [(0, 0), (7, 5), (3, 2)]
+    want = np.stack([fov(Grid(solid), o, 3) for o in origins])
+    for world in (Grid(solid), solid, tilemap):
+        np.testing.assert_array_equal(fov(world, (3, 2), 3), want[2])
+        np.testing.assert_array_equal(fov_many(world, origins, 3, combine="none"), want)
+        np.testing.assert_array_equal(fov_many(world, origins, 3, combine="count"), want.sum(0))
+        np.testing.assert_array_equal(fov_many(world, origins, 3), want.any(0))
+        np.testing.assert_array_equal(fov_counts(world, 3, origins=origins), want.sum(0))
+        np.testing.assert_array_equal(fov_counts(world, 3), fov_counts(Grid(solid), 3))
+
+
+def test_bad_options_raise_before_any_compiled_code_runs():
+    grid = Grid(np.zeros((4, 5), dtype=bool))
+
+    def refuse(*args):
+        raise AssertionError("a kernel ran")
+
+    constants = {name: getattr(fov_kernel, name) for name in dir(fov_kernel) if "METRIC" in name}
+    stub = SimpleNamespace(
+        **constants,
+        threads=lambda: 2,
+        **{
+            name: refuse
+            for name in (
+                "fov_into",
+                "fov_many_into",
+                "fov_count_into",
+                "fov_count_stride_into",
+                "fov_each_into",
+                "fov_each_stride_into",
+            )
+        },
+    )
+    calls = [
+        (TypeError, "light_walls", lambda: fov(grid, (0, 0), light_walls=1)),
+        (TypeError, "light_walls", lambda: fov(grid, (0, 0), light_walls=None)),
+        (TypeError, "light_walls", lambda: fov(grid, (0, 0), light_walls="no")),
+        (TypeError, "light_walls", lambda: fov_many(grid, [(0, 0)], light_walls=0)),
+        (TypeError, "light_walls", lambda: fov_counts(grid, light_walls=[True])),
+        (ValueError, "combine", lambda: fov_many(grid, [(0, 0)], combine="sum")),
+        (ValueError, "combine", lambda: fov_many(grid, [(0, 0)], combine="")),
+        (TypeError, "combine", lambda: fov_many(grid, [(0, 0)], combine=None)),
+        (TypeError, "combine", lambda: fov_many(grid, [(0, 0)], combine=True)),
+        (ValueError, "origin_cells", lambda: fov_many(grid, [(0, 0, 0)], combine="count")),
+        (
+            ValueError,
+            r"origin_cells\[1\]",
+            lambda: fov_many(grid, [(0, 0), (5, 0)], combine="none"),
+        ),
+        (ValueError, "origin_cells", lambda: fov_many(grid, [(0, -1)], combine="count")),
+        (TypeError, "origin_cells", lambda: fov_many(grid, [(0.5, 0)], combine="none")),
+        (
+            TypeError,
+            "origin_cells",
+            lambda: fov_many(grid, np.array([[True, False]]), combine="count"),
+        ),
+        (ValueError, "origins", lambda: fov_counts(grid, origins=np.zeros((3, 3), dtype=int))),
+        (ValueError, "origins", lambda: fov_counts(grid, origins=[[[0, 0]]])),
+        (ValueError, r"origins\[0\]", lambda: fov_counts(grid, origins=[(0, 4)])),
+        (TypeError, "origins", lambda: fov_counts(grid, origins=[(10**30, 0)])),
+        (TypeError, "origins", lambda: fov_counts(grid, origins="ab")),
+        (TypeError, "origins", lambda: fov_counts(grid, origins=[(1.0, 2.0)])),
+        (ValueError, "radius", lambda: fov_counts(grid, -1)),
+        (ValueError, "radius", lambda: fov_many(grid, [(0, 0)], math.nan, combine="count")),
+        (TypeError, "radius", lambda: fov_counts(grid, "3")),
+        (ValueError, "metric", lambda: fov_counts(grid, 3, metric="octile")),
+        (ValueError, "metric", lambda: fov_many(grid, [(0, 0)], metric="l2", combine="none")),
+        (TypeError, "grid", lambda: fov_counts(np.zeros((4, 5)))),
+        (TypeError, "grid", lambda: fov_many([[False]], [(0, 0)], combine="count")),
+        (ValueError, "grid", lambda: fov_counts(np.zeros((0, 5), dtype=bool))),
+        (ValueError, "origin_cell", lambda: fov(grid, (5, 0), light_walls=False)),
+    ]
+    with mock.patch.object(field_of_view, "_kernel", lambda: stub):
+        for error, name, call in calls:
+            with pytest.raises(error, match=name):
+                call()
+    # The stub is a faithful stand-in: a valid call does reach it.
+    with mock.patch.object(field_of_view, "_kernel", lambda: stub):
+        with pytest.raises(AssertionError, match="a kernel ran"):
+            fov_counts(grid)

@@ -27,6 +27,7 @@ def fov_reference(
     origin: tuple[int, int],
     radius: float | None = None,
     metric: str = "euclidean",
+    light_walls: bool = True,
 ) -> np.ndarray:
     """Symmetric shadowcasting in plain Python with ``Fraction`` slopes.
 
@@ -34,7 +35,9 @@ def fov_reference(
     quadrant stops at the map's edge (columns are clipped to the map, and the
     depth to the last row or column), and a cell out of range is scanned as
     usual but not revealed. This is the oracle for the compiled kernel, which
-    instead clips the scan to the range.
+    instead clips the scan to the range. With ``light_walls=False`` a wall is
+    never revealed (the origin, revealed before the scan, aside); walls still
+    block as usual.
     """
     rows, cols = solid.shape
     ox, oy = origin
@@ -88,7 +91,7 @@ def fov_reference(
                     continue  # off the map sideways: nothing there to see
                 wall = is_wall(depth, col)
                 # is_symmetric: the floor cell's centre lies inside the sector.
-                if wall or (depth * start <= col <= depth * end):
+                if (wall and light_walls) or (not wall and depth * start <= col <= depth * end):
                     reveal(depth, col)
                 if prev_wall is True and not wall:
                     start = slope(depth, col)
