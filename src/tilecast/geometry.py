@@ -25,7 +25,7 @@ from typing import Any, TypeAlias
 import numpy as np
 from numpy.typing import NDArray
 
-from tilecast._threads import numba_parallel
+from tilecast._threads import run_tasks
 from tilecast._validate import as_points_array, as_positive_float
 
 __all__ = [
@@ -556,10 +556,11 @@ def point_in_polygon(points: Any, polygon: Any) -> bool | NDArray[np.bool_]:
     pts = as_points_array("points", points)
     single = _is_single_point(points)
     poly = _as_polygon("polygon", polygon)
-    out: NDArray[np.bool_]
     index = _slab_index(poly)
-    with numba_parallel():
-        out, undecided = _kg().points_in_polygon(pts, poly, *index)
+    out = np.zeros(len(pts), dtype=np.bool_)
+    undecided = np.zeros(len(pts), dtype=np.bool_)
+    kernel = _kg().points_in_polygon
+    run_tasks(lambda lo, hi: kernel(lo, hi, pts, poly, *index, out, undecided), len(pts))
     for k in np.flatnonzero(undecided):  # beyond float64's reach: exact rationals
         out[k] = _point_in_polygon_fraction((float(pts[k, 0]), float(pts[k, 1])), poly)
     return bool(out[0]) if single else out

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from tilecast._kernels.exact import expansion_sign, two_prod, two_sum
 
@@ -179,6 +179,25 @@ def prefix_sums(counts):
 
 # ------------------------------------------------------------ point in polygon
 @njit(cache=True)
+def count_at_most(ascending, value):
+    """How many of the ``ascending`` values are ``<= value`` (a binary search).
+
+    ``np.searchsorted(ascending, value, side="right")`` for finite values,
+    written out: NumPy's compiles for every dtype it might meet (about a
+    second of the first call).
+    """
+    lo = 0
+    hi = ascending.shape[0]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if ascending[mid] <= value:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
 def build_slab_index(polygon, boundaries, n_cols):
     """Bucket the polygon's edges into slabs (rows between ``boundaries``) x columns.
 
@@ -215,7 +234,7 @@ def build_slab_index(polygon, boundaries, n_cols):
             if ymin == ymax:
                 continue  # a horizontal edge never straddles a horizontal ray
             slope = (bx - ax) / (by - ay)
-            s = np.searchsorted(boundaries, ymin, side="right") - 1
+            s = count_at_most(boundaries, ymin) - 1
             while s < n_slabs and boundaries[s] < ymax:
                 lo = boundaries[s]
                 hi = boundaries[s + 1]
@@ -271,20 +290,23 @@ def column_of(x, x0, inv_x, n_cols):
     return int(u)
 
 
-@njit(cache=True, parallel=True)
-def points_in_polygon(points, polygon, boundaries, x0, x1, inv_x, starts, entries, parity):
-    """Even-odd test per point: ``inside`` and ``undecided`` (a predicate said UNDECIDED)."""
-    m = points.shape[0]
+@njit(cache=True, nogil=True)
+def points_in_polygon(lo, hi, points, polygon, boundaries, x0, x1, inv_x, starts, entries, parity,
+                      out, undecided):  # fmt: skip
+    """Even-odd test of points lo .. hi - 1: writes ``out`` (inside) and ``undecided``.
+
+    ``undecided[i]`` is set when a predicate said UNDECIDED (the caller
+    decides those points exactly). GIL-free over a range, for
+    :func:`tilecast._threads.run_tasks` (no parallel-loop compile).
+    """
     n = polygon.shape[0]
     n_slabs, n_cols = parity.shape
-    out = np.zeros(m, dtype=np.bool_)
-    undecided = np.zeros(m, dtype=np.bool_)
-    for i in prange(m):
+    for i in range(lo, hi):
         px = points[i, 0]
         py = points[i, 1]
         if not (py >= boundaries[0] and py < boundaries[n_slabs] and px >= x0 and px <= x1):
             continue
-        s = np.searchsorted(boundaries, py, side="right") - 1
+        s = count_at_most(boundaries, py) - 1
         c = column_of(px, x0, inv_x, n_cols)
         cell = s * n_cols + c
         inside = parity[s, c]
@@ -314,4 +336,3 @@ def points_in_polygon(points, polygon, boundaries, x0, x1, inv_x, starts, entrie
             elif side > 0:
                 inside = not inside
         out[i] = inside
-    return out, undecided
