@@ -50,25 +50,41 @@ class WalkMap(NamedTuple):
     cell_height: float
 
 
+def fill_clearance(solid: NDArray[np.bool_], cap: int, outside_solid: bool,
+                   accel: NDArray[np.int8]) -> None:  # fmt: skip
+    """Fill the padded quadrant clearance map ``accel`` (4, rows + 2, cols + 2) of ``solid``.
+
+    The padding ring is NumPy; each quadrant is one compiled pass
+    (:func:`tilecast._kernels.maps.clearance_window`), called from here rather
+    than from a compiled driver: one kernel fewer to compile on first use.
+    """
+    from tilecast._kernels.maps import OFF_EMPTY, SOLID, clearance_window
+
+    value = SOLID if outside_solid else OFF_EMPTY
+    accel[:, [0, -1], :] = value
+    accel[:, :, [0, -1]] = value
+    rows, cols = solid.shape
+    for q in range(4):
+        clearance_window(solid, cap, q, 0, rows, 0, cols, accel)
+
+
 class _Clearance:
     """The grid's quadrant clearance map, kept current by ``Grid.set_solid``."""
 
     __slots__ = ("cap", "values")
 
     def __init__(self, grid: Grid, cap: int) -> None:
-        from tilecast._kernels.maps import build_clearance
-
         self.cap = cap
         rows, cols = grid.shape
         self.values = np.empty((4, rows + 2, cols + 2), dtype=np.int8)
-        build_clearance(grid.solid, cap, grid.outside == "solid", self.values)
+        fill_clearance(grid.solid, cap, grid.outside == "solid", self.values)
 
     def update(self, grid: Grid, cells: NDArray[np.int64]) -> None:
-        from tilecast._kernels.maps import build_clearance, update_clearance
+        from tilecast._kernels.maps import update_clearance
 
         rows, cols = grid.shape
         if len(cells) > _REBUILD_FRACTION * rows * cols:
-            build_clearance(grid.solid, self.cap, grid.outside == "solid", self.values)
+            fill_clearance(grid.solid, self.cap, grid.outside == "solid", self.values)
         else:
             update_clearance(grid.solid, self.cap, cells, self.values)
 
@@ -87,13 +103,16 @@ class _TileInfo:
     def update(self, tilemap: TileMap, cells: NDArray[np.int64]) -> None:
         # set_tile already redoes O(map) work (and may renumber the variants);
         # a compiled pass per quadrant is small beside it, so rebuild.
-        from tilecast._kernels.maps import build_pixel_clearance, build_tile_info
+        from tilecast._kernels.maps import MIXED_TILE, build_pixel_clearance
 
         values = np.empty_like(self.values)
-        blocked = tilemap.cell_kinds != 0
+        kinds = tilemap.cell_kinds  # 0 no solid pixel, 1 all solid, 2 mixed
+        blocked = kinds != 0
         blocked.flags.writeable = False  # as a grid's solid: one compiled signature
-        build_tile_info(tilemap.cell_kinds, blocked, CLEARANCE_CAP, tilemap.outside == "solid",
-                        values)  # fmt: skip
+        # the grid's clearance map of "tiles with any solid pixel", the mixed
+        # tiles then marked MIXED_TILE (any negative value blocks squares alike)
+        fill_clearance(blocked, CLEARANCE_CAP, tilemap.outside == "solid", values)
+        values[:, 1:-1, 1:-1][:, kinds == 2] = MIXED_TILE
         masks = tilemap.variant_masks
         pixels = np.empty((4, *masks.shape), dtype=np.int8)
         build_pixel_clearance(masks, CLEARANCE_CAP, pixels)

@@ -13,6 +13,8 @@ padded with one ring of cells standing for what lies beyond it
 A ``TileMap`` has the same map at tile level (*tile info*: tiles with any
 solid pixel block, fully solid tiles are :data:`SOLID`, mixed ones
 :data:`MIXED_TILE`) and a per-variant pixel clearance inside each tile.
+:func:`tilecast._walkmap.fill_clearance` fills both tile-level maps, one
+:func:`clearance_window` pass per quadrant.
 """
 
 from __future__ import annotations
@@ -22,26 +24,6 @@ from numba import njit
 SOLID = -1  # cell value: solid (on the map, or beyond it when outside is solid)
 OFF_EMPTY = -2  # cell value: beyond the map, outside is empty
 MIXED_TILE = -3  # tile info: read the pixel clearance of the tile's variant
-
-
-@njit(cache=True)
-def quadrant_index(sx, sy):
-    """Index 0..3 of the quadrant a ray moving along (sx, sy) uses (0 counts as +)."""
-    return (1 if sx < 0 else 0) + (2 if sy < 0 else 0)
-
-
-@njit(cache=True)
-def fill_padding(accel, outside_solid):
-    """Write the ring of cells that stands for what lies beyond the map."""
-    _, rows2, cols2 = accel.shape
-    value = SOLID if outside_solid else OFF_EMPTY
-    for q in range(4):
-        for j in range(rows2):
-            accel[q, j, 0] = value
-            accel[q, j, cols2 - 1] = value
-        for i in range(cols2):
-            accel[q, 0, i] = value
-            accel[q, rows2 - 1, i] = value
 
 
 @njit(cache=True)
@@ -72,15 +54,6 @@ def clearance_window(solid, cap, q, j_lo, j_hi, i_lo, i_hi, accel):
 
 
 @njit(cache=True)
-def build_clearance(solid, cap, outside_solid, accel):
-    """Fill the padded quadrant clearance map accel, shape (4, rows + 2, cols + 2)."""
-    rows, cols = solid.shape
-    fill_padding(accel, outside_solid)
-    for q in range(4):
-        clearance_window(solid, cap, q, 0, rows, 0, cols, accel)
-
-
-@njit(cache=True)
 def update_clearance(solid, cap, cells, accel):
     """Bring accel up to date after the solidity of `cells` (N, 2) changed."""
     rows, cols = solid.shape
@@ -97,27 +70,6 @@ def update_clearance(solid, cap, cells, accel):
 
 
 # ------------------------------------------------------------- tile info map
-@njit(cache=True)
-def build_tile_info(cell_kinds, blocked, cap, outside_solid, info):
-    """Fill the padded tile info map ``info`` (4, rows + 2, cols + 2) from ``cell_kinds``.
-
-    cell_kinds: 0 no solid pixel, 1 all solid, 2 mixed (as ``TileMap.cell_kinds``);
-    blocked: ``cell_kinds != 0``, read-only like a grid's ``solid``, so that
-    :func:`clearance_window` is compiled for one signature.
-    It is the grid's quadrant clearance map of "tiles with any solid pixel",
-    with the mixed tiles then marked MIXED_TILE (any negative value blocks
-    the squares alike).
-    """
-    rows, cols = cell_kinds.shape
-    fill_padding(info, outside_solid)
-    for q in range(4):
-        clearance_window(blocked, cap, q, 0, rows, 0, cols, info)
-        for j in range(rows):
-            for i in range(cols):
-                if cell_kinds[j, i] == 2:
-                    info[q, j + 1, i + 1] = MIXED_TILE
-
-
 @njit(cache=True)
 def build_pixel_clearance(variant_masks, cap, out):
     """Fill ``out`` (4, V, th, tw): the per-quadrant clearance of each pixel inside its tile.
