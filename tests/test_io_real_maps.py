@@ -173,6 +173,43 @@ def test_empty_room_names_a_missing_image():
         load_ros_map(NAV2 / "empty_room.yaml")
 
 
+# nav2_map_server/test/test_constants.cpp, g_valid_image_content: what nav2's own unit
+# test (test_map_io.cpp) expects map_io to publish for testmap.{png,bmp,pgm}, in the
+# message's order (row 0 is the bottom image row, which is tilecast's grid row 0)
+NAV2_TESTMAP_CONTENT = [
+    [0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+    [100, 100, 100, 100, 0, 0, 100, 100, 100, 0],
+    [100, 100, 100, 100, 0, 0, 100, 100, 100, 0],
+    [100, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+    [100, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+    [100, 0, 0, 0, 0, 0, 100, 100, 0, 0],
+    [100, 0, 0, 0, 0, 0, 100, 100, 0, 0],
+    [100, 0, 0, 0, 0, 0, 100, 100, 0, 0],
+    [100, 0, 0, 0, 0, 0, 100, 100, 0, 0],
+    [100, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+]
+
+
+@pytest.mark.parametrize("suffix", ["png", "bmp", "pgm"])
+def test_nav2_testmap_matches_nav2s_own_expected_values(tmp_path, suffix):
+    expected = np.array(NAV2_TESTMAP_CONTENT)
+    # the literal agrees with the raw PGM, read without Pillow
+    classes = nav2_classes(
+        read_pgm(NAV2 / "testmap.pgm"), {"negate": 0, "free_thresh": 0.196, "occupied_thresh": 0.65}
+    )
+    np.testing.assert_array_equal(np.flipud(classes) * 100, expected)
+    meta = yaml.safe_load((NAV2 / "testmap.yaml").read_text())
+    assert meta["image"] == "testmap.png" and meta["mode"] == "trinary"
+    meta["image"] = str((NAV2 / f"testmap.{suffix}").resolve())
+    path = tmp_path / "testmap.yaml"
+    path.write_text(yaml.safe_dump(meta))
+    for unknown in ("solid", "free"):
+        grid = load_ros_map(path, unknown=unknown)
+        np.testing.assert_array_equal(grid.solid, expected == 100)
+        assert grid.tile_size == (0.1, 0.1) and grid.origin == (2.0, 3.0)
+    assert load_ros_map(NAV2 / "testmap.yaml").solid.tolist() == (expected == 100).tolist()
+
+
 # --- LDtk samples --------------------------------------------------------
 
 

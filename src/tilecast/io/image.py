@@ -28,7 +28,7 @@ from tilecast.io.limits import Limits, as_limits, inside_root
 
 __all__ = [
     "GRAY_WEIGHTS",
-    "by_rows",
+    "PixelRows",
     "gray_of",
     "load_image",
     "open_image",
@@ -37,8 +37,8 @@ __all__ = [
     "read_rgba",
 ]
 
-#: Pixels thresholded at a time: the float64 work array never exceeds ~32 MB.
-CHUNK_PIXELS = 1 << 22
+#: Pixels converted and thresholded at a time: a float64 work array is 2 MB.
+CHUNK_PIXELS = 1 << 18
 
 #: Weights of r, g, b in the gray value (range_libc's rule).
 GRAY_WEIGHTS = (0.229, 0.587, 0.114)
@@ -111,81 +111,180 @@ def open_image(path: Any, limits: Limits | None = None, where: str | None = None
         raise MapLoadError(f"{name}: cannot read the image ({exc})") from None
 
 
-def read_pixels(
-    source: Any, *, root: Any = None, limits: Limits | None = None
-) -> NDArray[np.number[Any]]:
-    """Read an image (path, PIL image or array) as an array ``(H, W)``, ``(H, W, 3|4)``.
+class PixelRows:
+    """A decoded picture (or an array), read and converted a block of rows at a time.
 
-    Palette and two-channel images become RGBA; 16-bit and float gray images
-    keep their own values; 8-bit images stay 8-bit (one byte per channel).
-    Problems raise :class:`MapLoadError` naming the file.
+    Made by :func:`read_pixels`. ``channels`` says what a block holds: 1 (gray,
+    blocks ``(h, W)``), 2 (gray and alpha), 3 (RGB) or 4 (RGBA), blocks
+    ``(h, W, channels)``; ``dtype`` is the blocks' dtype (``uint8`` for 8-bit
+    images, ``uint16`` for 16-bit gray). Converting by blocks keeps a large map
+    at the decoder's own bytes per pixel plus one output byte.
 
     Examples
     --------
     >>> import numpy as np
-    >>> read_pixels(np.zeros((2, 3), dtype=np.uint8)).shape
-    (2, 3)
+    >>> rows = read_pixels(np.arange(6, dtype=np.uint8).reshape(2, 3))
+    >>> rows.shape, rows.channels, rows.dtype
+    ((2, 3), 1, dtype('uint8'))
+    >>> rows.map(lambda block: block > 2).astype(int)
+    array([[0, 0, 0],
+           [1, 1, 1]])
+    >>> rows.map(lambda block: block > 2, flip=True).astype(int)  # last row first
+    array([[1, 1, 1],
+           [0, 0, 0]])
+    """
+
+    __slots__ = ("_read", "channels", "dtype", "name", "shape")
+
+    def __init__(
+        self,
+        name: str,
+        shape: tuple[int, int],
+        channels: int,
+        read: Callable[[int, int], NDArray[Any]],
+    ) -> None:
+        self.name = name
+        self.shape = shape
+        self.channels = channels
+        self._read = read
+        self.dtype = self.block(0, 1).dtype
+
+    def block(self, start: int, stop: int) -> NDArray[Any]:
+        """Rows ``start`` to ``stop`` (exclusive) as an array."""
+        return self._read(start, stop)
+
+    def map(
+        self,
+        rule: Callable[[NDArray[Any]], NDArray[Any]],
+        dtype: Any = np.bool_,
+        *,
+        flip: bool = False,
+    ) -> NDArray[Any]:
+        """Apply a per-pixel ``rule`` block by block; ``flip`` stores the rows bottom-up."""
+        rows, cols = self.shape
+        out = np.empty((rows, cols), dtype=dtype)
+        step = max(1, CHUNK_PIXELS // cols)
+        for start in range(0, rows, step):
+            stop = min(rows, start + step)
+            value = rule(self.block(start, stop))
+            if flip:
+                out[rows - stop : rows - start] = value[::-1]
+            else:
+                out[start:stop] = value
+        return out
+
+
+def _pillow_target(image: Any) -> str | None:
+    """Return the mode a Pillow image's blocks are converted to (None: read as they are)."""
+    mode = image.mode
+    if "transparency" in image.info and mode in ("1", "L", "RGB", "P"):
+        return "LA" if mode in ("1", "L") else "RGBA"  # a colour key is alpha too
+    if mode in ("PA", "RGBa"):
+        return "RGBA"
+    if mode == "La":
+        return "LA"
+    if mode == "1":
+        return "L"  # bilevel gray: 0 and 255
+    if mode in ("P", "CMYK", "YCbCr", "HSV", "LAB", "RGBX"):
+        return "RGB"
+    return None
+
+
+def _pillow_rows(image: Any) -> Callable[[int, int], NDArray[Any]]:
+    target = _pillow_target(image)
+    width = image.size[0]
+
+    def read(start: int, stop: int) -> NDArray[Any]:
+        part = image.crop((0, start, width, stop))
+        if target is not None:
+            part = part.convert(target)
+        array = np.asarray(part)
+        if array.dtype.byteorder not in ("=", "|"):  # I;16B and friends
+            array = array.astype(array.dtype.newbyteorder("="))
+        return array
+
+    return read
+
+
+def read_pixels(source: Any, *, root: Any = None, limits: Limits | None = None) -> PixelRows:
+    """Open an image (path, PIL image or array) to be read a block of rows at a time.
+
+    Palette images become RGB (RGBA with transparency), bilevel images gray
+    (0 and 255); a colour key (PNG ``tRNS``) becomes an alpha channel; 8-bit
+    images stay 8-bit and 16-bit gray 16-bit. Problems raise
+    :class:`MapLoadError` naming the file.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> read_pixels(np.zeros((2, 3, 4), dtype=np.uint8)).channels
+    4
     """
     name = describe(source)
+    read: Callable[[int, int], NDArray[Any]]
     if isinstance(source, np.ndarray):
         array = source
+        if array.ndim == 3 and array.shape[2] == 1:
+            array = array[:, :, 0]
+        channels = 1 if array.ndim == 2 else array.shape[-1]
+        if array.ndim not in (2, 3) or channels not in (1, 2, 3, 4):
+            raise MapLoadError(
+                f"{name}: expected a gray, gray+alpha, RGB or RGBA image, got shape {array.shape}"
+            )
+        if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.number):
+            raise MapLoadError(f"{name}: pixels must be numbers, got dtype {array.dtype}")
+        shape = array.shape[:2]
+
+        def read_array(start: int, stop: int) -> NDArray[Any]:
+            return array[start:stop]
+
+        read = read_array
     elif isinstance(source, str | os.PathLike) or hasattr(source, "getpixel"):
         if isinstance(source, str | os.PathLike):
             inside_root(name, Path(source), root, "the image")
             image = open_image(source, limits)
         else:
             image = source
-        if image.mode in ("P", "PA", "LA", "1", "CMYK", "YCbCr", "HSV", "LAB", "RGBX", "RGBa"):
-            image = image.convert("RGBA" if "A" in image.mode or image.mode == "P" else "RGB")
-        elif image.mode.startswith("I;16"):
-            image = image.convert("I")
-        array = np.asarray(image)
+        shape = (image.size[1], image.size[0])
+        bands = _pillow_target(image) or image.mode
+        channels = {"LA": 2, "RGB": 3, "RGBA": 4}.get(bands, 1)
+        read = _pillow_rows(image)
     else:
         raise TypeError(
             f"source must be a path, a PIL image or a NumPy array, got {type(source).__name__}"
         )
-    if array.ndim == 3 and array.shape[2] == 1:
-        array = array[:, :, 0]
-    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.number):
-        raise MapLoadError(f"{name}: pixels must be numbers, got dtype {array.dtype}")
-    if array.ndim not in (2, 3) or (array.ndim == 3 and array.shape[2] not in (3, 4)):
-        raise MapLoadError(f"{name}: expected a gray, RGB or RGBA image, got shape {array.shape}")
-    if array.shape[0] == 0 or array.shape[1] == 0:
+    if shape[0] == 0 or shape[1] == 0:
         raise MapLoadError(f"{name}: the image is empty")
-    return array
+    try:
+        rows = PixelRows(name, (int(shape[0]), int(shape[1])), channels, read)
+        first = rows.block(0, 1)
+    except (OSError, ValueError, SyntaxError) as exc:
+        raise MapLoadError(f"{name}: cannot read the image ({exc})") from None
+    if first.shape[1:] != ((shape[1],) if channels == 1 else (shape[1], channels)) or not (
+        np.issubdtype(first.dtype, np.number) and first.dtype != np.bool_
+    ):
+        raise MapLoadError(f"{name}: unsupported kind of image ({first.dtype}, {first.shape[1:]})")
+    return rows
 
 
-def by_rows(
-    pixels: NDArray[Any], rule: Callable[[NDArray[Any]], NDArray[np.bool_]]
-) -> NDArray[np.bool_]:
-    """Apply a per-pixel ``rule`` to blocks of rows: one bool per pixel, little else.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> by_rows(np.arange(6).reshape(2, 3), lambda block: block > 2).astype(int)
-    array([[0, 0, 0],
-           [1, 1, 1]])
-    """
-    rows, cols = pixels.shape[:2]
-    out = np.empty((rows, cols), dtype=np.bool_)
-    step = max(1, CHUNK_PIXELS // max(cols, 1))
-    for start in range(0, rows, step):
-        out[start : start + step] = rule(pixels[start : start + step])
-    return out
-
-
-def gray_of(pixels: NDArray[np.number[Any]]) -> NDArray[np.float64]:
+def gray_of(pixels: NDArray[np.number[Any]]) -> NDArray[Any]:
     """Gray value per pixel: the value itself, or ``0.229 r + 0.587 g + 0.114 b``.
+
+    ``pixels`` is a block from :class:`PixelRows`: ``(h, W)`` gray, or
+    ``(h, W, C)`` with gray and alpha (C = 2) or colour first (C = 3, 4).
 
     Examples
     --------
     >>> import numpy as np
     >>> gray_of(np.array([[[100, 200, 50]]])).round(3)
     array([[146.]])
+    >>> gray_of(np.array([[[100, 0]]]))  # gray and alpha: the gray value
+    array([[100]])
     """
     if pixels.ndim == 2:
-        return pixels.astype(np.float64)
+        return pixels
+    if pixels.shape[2] == 2:
+        return pixels[:, :, 0]
     rgb = pixels[:, :, :3].astype(np.float64)
     r, g, b = GRAY_WEIGHTS
     return r * rgb[:, :, 0] + g * rgb[:, :, 1] + b * rgb[:, :, 2]
@@ -254,15 +353,15 @@ def load_image(
     threshold = as_finite_float("threshold", threshold)
     pixels = read_pixels(source, root=root, limits=limits)
     if mode == "alpha":
-        if pixels.ndim == 3 and pixels.shape[2] == 4:
-            solid = pixels[:, :, 3] > threshold
+        if pixels.channels in (2, 4):
+            solid = pixels.map(lambda block: block[:, :, -1] > threshold)
         else:
-            solid = np.ones(pixels.shape[:2], dtype=np.bool_)
+            solid = np.ones(pixels.shape, dtype=np.bool_)
     elif mode == "dark":
-        solid = by_rows(pixels, lambda block: gray_of(block) < threshold)
+        solid = pixels.map(lambda block: gray_of(block) < threshold)
     else:
-        solid = by_rows(pixels, lambda block: gray_of(block) >= threshold)
-    del pixels
+        solid = pixels.map(lambda block: gray_of(block) >= threshold)
+    del pixels  # the decoded picture: only the solid bytes go on into the Grid
     return Grid(solid, tile_size=tile_size, origin=origin, outside=outside)
 
 

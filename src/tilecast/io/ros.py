@@ -3,14 +3,25 @@
 The YAML names the ``image`` (relative to the YAML file), its ``resolution``
 (metres per pixel), the ``origin`` ``[x, y, yaw]`` of the *lower-left* pixel,
 ``negate``, ``occupied_thresh`` and ``free_thresh`` and an optional ``mode``
-(``trinary``, ``scale`` or ``raw``), read as ``map_server`` reads them:
+(``trinary``, ``scale`` or ``raw``). Each pixel becomes the value nav2's
+``map_io.cpp`` publishes in its ``OccupancyGrid`` (:func:`ros_occupancy`):
 
-- the pixel's value ``v`` is the mean of its colour channels (alpha ignored);
-- ``trinary``/``scale``: occupancy ``p = (255 - v) / 255`` (``v / 255`` when
-  ``negate`` is 1); ``p > occupied_thresh`` is occupied, ``p < free_thresh``
-  free, anything else unknown;
-- ``raw``: ``v`` (after ``negate``) is the occupancy in percent, anything
-  above 100 (255) unknown; ``v / 100`` is compared with the thresholds.
+- ``shade`` is the mean of the pixel's red, green and blue (a gray pixel is
+  its own value) over the largest value (255, or 65535 for 16-bit gray);
+  in ``trinary`` mode an image with alpha (RGBA, gray+alpha, a PNG colour
+  key) averages its alpha in as a fourth channel (opaque = 255);
+- ``trinary``: ``occ = 1 - shade`` (``shade`` when ``negate``);
+  ``occ > occupied_thresh`` is 100, ``occ < free_thresh`` 0, else -1;
+- ``scale``: alpha is not averaged in; a pixel that is not fully opaque is
+  -1; else 100 / 0 as above, and in between ``rint(100 (occ - free_thresh) /
+  (occupied_thresh - free_thresh))``;
+- ``raw``: ``round(255 shade)`` if it is at most 100, else -1 (``negate`` is
+  not applied, as in nav2).
+
+The :class:`~tilecast.Grid` then reads those values as ``nav2_amcl`` (whose
+beam model ray-casts on them) does: 0 is free, 100 occupied, everything else
+(-1 and 1..99) unknown, which ``unknown=`` makes solid (default) or free.
+docs/loaders.md lists where ROS 1's ``map_server`` differs.
 
 **Frame.** ROS maps are metric and y-up, while image row 0 is the top. The
 loader flips the rows: grid row 0 is the *bottom* image row, ``tile_size`` is
@@ -26,16 +37,17 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from tilecast._validate import as_choice
+from tilecast._validate import as_choice, as_finite_float
 from tilecast.grid import Grid
 from tilecast.io._common import MapLoadError, excerpt
-from tilecast.io.image import by_rows, read_pixels
+from tilecast.io.image import PixelRows, read_pixels
 from tilecast.io.limits import Limits, as_limits, check_depth, inside_root, is_file, read_limited
 
 __all__ = ["load_ros_map", "ros_occupancy"]
@@ -72,50 +84,101 @@ def ros_occupancy(
     free_thresh: float = 0.196,
     mode: str = "trinary",
 ) -> NDArray[np.int8]:
-    """Classify map pixels as map_server does: +1 occupied, 0 free, -1 unknown.
+    """Return the occupancy values nav2's map server publishes for these pixels.
 
-    ``pixels`` is ``(H, W)`` or ``(H, W, C)`` with 8-bit values; the result is
-    an int8 array ``(H, W)`` in the image's own row order.
+    Parameters
+    ----------
+    pixels : ndarray
+        ``(H, W)`` gray, ``(H, W, 2)`` gray and alpha, ``(H, W, 3)`` RGB or
+        ``(H, W, 4)`` RGBA; ``uint8`` (or ``uint16`` for 16-bit gray).
+    negate : bool, default False
+        Dark pixels free and light ones occupied (not applied in ``raw`` mode).
+    occupied_thresh, free_thresh : float
+        The YAML's thresholds, ``0 <= free_thresh <= occupied_thresh <= 1``.
+    mode : {"trinary", "scale", "raw"}, default "trinary"
+        The YAML's ``mode``; see the module's description for each rule.
+
+    Returns
+    -------
+    ndarray of int8, shape (H, W)
+        -1 unknown, 0 free, 100 occupied (``scale``, ``raw``: also 1..99),
+        in the image's own row order (row 0 the top; the ROS message starts
+        at the bottom row).
 
     Examples
     --------
     >>> import numpy as np
     >>> ros_occupancy(np.array([[0, 205, 254]], dtype=np.uint8))
-    array([[ 1, -1,  0]], dtype=int8)
+    array([[100,  -1,   0]], dtype=int8)
+    >>> rgba = np.array([[[205, 205, 205, 255], [255, 255, 255, 0]]], dtype=np.uint8)
+    >>> ros_occupancy(rgba)  # trinary: alpha averaged in, (615 + 255) / 4 and 765 / 4
+    array([[ 0, -1]], dtype=int8)
+    >>> ros_occupancy(rgba, mode="scale")  # scale: not fully opaque is unknown
+    array([[ 0, -1]], dtype=int8)
+    >>> ros_occupancy(np.array([[0, 100, 101]], dtype=np.uint8), mode="raw")
+    array([[  0, 100,  -1]], dtype=int8)
     """
     mode = as_choice("mode", mode, ROS_MODES)
-    occupied = by_rows(
-        pixels, lambda block: _classify(block, negate, occupied_thresh, free_thresh, mode) > 0
-    )
-    free = by_rows(
-        pixels, lambda block: _classify(block, negate, occupied_thresh, free_thresh, mode) == 0
-    )
-    result = np.full(pixels.shape[:2], -1, dtype=np.int8)
-    result[occupied] = 1
-    result[free] = 0
-    return result
+    occupied = as_finite_float("occupied_thresh", occupied_thresh)
+    free = as_finite_float("free_thresh", free_thresh)
+    if not 0.0 <= free <= occupied <= 1.0:
+        raise ValueError(
+            f"need 0 <= free_thresh <= occupied_thresh <= 1, got {free} and {occupied}"
+        )
+    if not isinstance(pixels, np.ndarray):
+        raise TypeError(f"pixels must be a NumPy array, got {type(pixels).__name__}")
+    rows = read_pixels(pixels)
+    return rows.map(_rule(rows, bool(negate), occupied, free, mode), np.int8)
 
 
-def _classify(
-    pixels: NDArray[np.number[Any]], negate: bool, occupied: float, free: float, mode: str
-) -> NDArray[np.int8]:
-    """map_server's rule on a block of rows: +1 occupied, 0 free, -1 unknown."""
-    values = pixels.astype(np.float64)
-    if values.ndim == 3:  # mean of the colour channels, alpha left out
-        channels = values.shape[2] - 1 if values.shape[2] in (2, 4) else values.shape[2]
-        values = values[:, :, :channels].mean(axis=2)
-    if negate:
-        values = 255.0 - values
-    if mode == "raw":
-        occupancy = values / 100.0
-        unknown = values > 100
+def _rule(
+    rows: PixelRows, negate: bool, occupied: float, free: float, mode: str
+) -> Callable[[NDArray[Any]], NDArray[np.int8]]:
+    """nav2's per-pixel rule for the blocks of ``rows``, as a function of one block."""
+    if rows.dtype == np.uint8:
+        full = 255.0
+    elif rows.dtype == np.uint16 and rows.channels == 1:
+        full = 65535.0
     else:
-        occupancy = (255.0 - values) / 255.0
-        unknown = np.zeros(values.shape, dtype=np.bool_)
-    result = np.full(values.shape, -1, dtype=np.int8)
-    result[(occupancy > occupied) & ~unknown] = 1
-    result[(occupancy < free) & ~unknown] = 0
-    return result
+        raise MapLoadError(
+            f"{rows.name}: expected an 8-bit image or 16-bit gray, got {rows.dtype} "
+            f"with {rows.channels} channel(s)"
+        )
+    if mode == "scale" and free == occupied:
+        raise MapLoadError(f"{rows.name}: mode 'scale' needs free_thresh < occupied_thresh")
+    channels = rows.channels  # not rows itself: the rule must not keep the picture alive
+    has_alpha = channels in (2, 4)
+    average_alpha = has_alpha and mode == "trinary"
+
+    def rule(block: NDArray[Any]) -> NDArray[np.int8]:
+        if channels == 1:  # gray: red = green = blue, and 3 v / 3 is v exactly
+            shade = block / full
+        else:
+            if channels == 2:
+                colour_sum = 3 * block[:, :, 0].astype(np.int64)
+            else:
+                colour_sum = block[:, :, :3].sum(axis=2, dtype=np.int64)
+            if average_alpha:
+                shade = (colour_sum + block[:, :, -1]) / 4.0 / full
+            else:
+                shade = colour_sum / 3.0 / full
+        out = np.full(shade.shape, -1, dtype=np.int8)
+        if mode == "raw":
+            percent = np.floor(shade * 255.0 + 0.5)  # std::round of a non-negative value
+            known = percent <= 100.0
+            out[known] = percent[known]
+            return out
+        occ = shade if negate else 1.0 - shade
+        if mode == "scale":
+            between = (occ >= free) & (occ <= occupied)
+            out[between] = np.rint((occ[between] - free) / (occupied - free) * 100.0)
+        out[occ > occupied] = 100
+        out[occ < free] = 0
+        if mode == "scale" and has_alpha:
+            out[block[:, :, -1] != full] = -1
+        return out
+
+    return rule
 
 
 def load_ros_map(
@@ -133,8 +196,10 @@ def load_ros_map(
     path : str or os.PathLike
         The map's YAML file; its ``image`` is found relative to it.
     unknown : {"solid", "free"}, default "solid"
-        What unknown cells (neither occupied nor free) become. ``"solid"``
-        keeps simulated beams from passing through unexplored space.
+        What unknown cells become: those nav2 publishes as neither 0 (free)
+        nor 100 (occupied), i.e. -1 and, in ``scale`` and ``raw`` mode, 1..99
+        (``nav2_amcl`` reads them so too). ``"solid"`` keeps simulated beams
+        from passing through unexplored space.
     outside : {"empty", "solid"}, default "solid"
         Passed to :class:`~tilecast.Grid`; robotics maps want ``"solid"``.
     root : str or os.PathLike, optional
@@ -221,21 +286,23 @@ def load_ros_map(
     if not isinstance(negate, int | float) or negate not in (0, 1):
         raise MapLoadError(f"{path}: 'negate' must be 0 or 1, got {excerpt(negate)}")
     mode = meta.get("mode", "trinary")
-    if not isinstance(mode, str) or mode not in ROS_MODES:
+    if not isinstance(mode, str) or mode.lower() not in ROS_MODES:
         raise MapLoadError(f"{path}: 'mode' must be one of {list(ROS_MODES)}, got {excerpt(mode)}")
+    mode = mode.lower()  # nav2 lower-cases it
+    if negate and mode == "raw":
+        logger.info("%s: 'negate' is not applied in mode raw (as nav2 does)", path)
     image_path = inside_root(str(path), path.parent / image, root, f"image {excerpt(image)}")
     if not is_file(image_path):
         shown = str(image_path) if len(image) <= 200 else excerpt(image)
         raise MapLoadError(f"{path}: its image {shown} does not exist")
     pixels = read_pixels(image_path, limits=limits)
-    if pixels.dtype != np.uint8:
-        raise MapLoadError(f"{image_path}: expected an 8-bit image, got {pixels.dtype}")
-    cells = ros_occupancy(
-        pixels, negate=bool(negate), occupied_thresh=occupied, free_thresh=free, mode=mode
-    )
-    del pixels
-    solid = (cells == 1) | ((cells == -1) & (unknown == "solid"))
-    del cells
-    grid = Grid(solid[::-1], tile_size=resolution, origin=(ox, oy), outside=outside)
+    rule = _rule(pixels, bool(negate), occupied, free, mode)
+    # nav2_amcl's reading: 0 free, 100 occupied, anything else unknown
+    if unknown == "solid":
+        solid = pixels.map(lambda block: rule(block) != 0, flip=True)
+    else:
+        solid = pixels.map(lambda block: rule(block) == 100, flip=True)
+    del pixels  # the decoded picture: only the solid bytes go on into the Grid
+    grid = Grid(solid, tile_size=resolution, origin=(ox, oy), outside=outside)
     grid.source = {"file": str(path), "image": str(image_path), "yaw": yaw}
     return grid
