@@ -5,9 +5,12 @@ range_libc, used by the project's benchmark map, so that loaded maps match its
 published figures); a gray-scale image uses its value directly. Note that
 these weights sum to 0.93, not 1 (range_libc's 0.229 where the usual
 luminance weight is 0.299): the RGB pixel (128, 128, 128) has gray value
-119.04 while the gray-scale pixel 128 has 128. Pillow is
-imported only when a file (or a PIL image) is loaded; a NumPy array needs no
-Pillow at all.
+119.04 while the gray-scale pixel 128 has 128 (1-bit and gray + alpha images
+are gray-scale; palette images count as RGB). Pillow is imported only when a
+file (or a PIL image) is loaded; a NumPy array needs no Pillow at all.
+
+Pictures are read through :class:`PixelRows`, a block of rows at a time, so
+that a large map costs the decoder's own bytes plus one byte per cell.
 """
 
 from __future__ import annotations
@@ -328,8 +331,9 @@ def load_image(
     Returns
     -------
     Grid
-        Decoded lean: 8-bit pixels stay bytes and are thresholded a block of
-        rows at a time, so a 10976 x 10976 map needs about 0.4 GB, not 5.
+        Decoded lean: the picture is converted and thresholded a block of
+        rows at a time, so an 8-bit gray 10976 x 10976 map peaks at about two
+        bytes per pixel (0.25 GB): the decoded picture and the solid cells.
 
     Raises
     ------
