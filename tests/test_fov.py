@@ -576,9 +576,10 @@ def test_combine_modes_equal_the_reference(case, radius, metric, light_walls, pa
     np.testing.assert_array_equal(union, want.any(axis=0))
 
 
-def test_combine_modes_on_bigger_maps_take_the_parallel_kernels():
-    # Enough work for the parallel path with the real thread count; each
-    # origin's own fov (checked against the reference above) is the oracle.
+def test_combine_modes_on_bigger_maps_serial_and_parallel():
+    # Bigger maps and more origins than the hypothesis test, once as dispatched
+    # and once forced onto the parallel kernels; each origin's own fov
+    # (checked against the reference above) is the oracle.
     rng = np.random.default_rng(11)
     for k in range(6):
         rows, cols = (int(v) for v in rng.integers(30, 70, 2))
@@ -603,7 +604,9 @@ def test_parallel_kernels_do_not_depend_on_the_number_of_chunks(chunks):
     want = np.stack([fov(solid, o, light_walls=False) for o in origins])
     flat, rows, cols = solid.reshape(-1), 23, 31
     counts = np.zeros(rows * cols, dtype=np.int32)
-    fov_kernel.fov_count_into(flat, counts, rows, cols, origins, 0, 0, False, chunks)
+    partial = np.zeros((chunks - 1, rows * cols), dtype=np.int32)
+    stamp = np.zeros((chunks, rows * cols), dtype=np.int32)
+    fov_kernel.fov_count_into(flat, counts, partial, stamp, rows, cols, origins, 0, 0, False)
     np.testing.assert_array_equal(counts.reshape(rows, cols), want.sum(axis=0))
     each = np.zeros((len(origins), rows * cols), dtype=np.bool_)
     fov_kernel.fov_each_into(flat, each, rows, cols, origins, 0, 0, False, chunks)

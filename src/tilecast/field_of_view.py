@@ -44,9 +44,10 @@ FOV_METRICS = ("euclidean", "chebyshev", "manhattan")
 FOV_COMBINE = ("any", "count", "none")
 #: Most origins one call may count: origin k tags the cells it counted with k + 1 (int32).
 _MAX_COUNTED = 2**31 - 2
-#: Fewest cells a parallel call should scan in all (origins x cells in range of one):
-#: below this, starting Numba's threads costs more than they save.
-_PARALLEL_WORK = 20_000
+#: Fewest cells a parallel call should have in range in all (origins x cells in range
+#: of one), about a millisecond of scanning: below it one thread is about as fast, and
+#: on a busy machine waiting for a descheduled worker thread (milliseconds) is slower.
+_PARALLEL_WORK = 1_000_000
 
 _METRIC_NAMES = {
     "euclidean": "METRIC_EUCLIDEAN",
@@ -291,13 +292,20 @@ def fov_counts(
 # ------------------------------------------------------------------ dispatch
 
 
-def _chunks(grid: World, n: int, code: int, bound: int) -> int:
-    """Return how many threads to spread ``n`` origins over (1: run on this thread)."""
+def _chunks(grid: World, n: int, code: int, bound: int, scratch: int) -> int:
+    """Return how many threads to spread ``n`` origins over (1: this thread alone).
+
+    The work is estimated as ``n`` times the cells in range of one origin
+    (walls make it less). A parallel call also costs ``scratch`` map-sized
+    passes (per-thread counts to zero and add up) and a start-up
+    (``_PARALLEL_WORK``); below either, one thread is used.
+    """
     cells = grid.rows * grid.cols
+    reach = cells
     if code != _kernel().METRIC_NONE:
         side = 2 * math.isqrt(bound) + 1 if code == _kernel().METRIC_EUCLIDEAN else 2 * bound + 1
-        cells = min(cells, side * side)
-    if n * cells < _PARALLEL_WORK:
+        reach = min(cells, side * side)
+    if n * reach < max(_PARALLEL_WORK, scratch * cells):
         return 1
     return max(1, min(n, int(_kernel().threads())))
 
@@ -305,19 +313,23 @@ def _chunks(grid: World, n: int, code: int, bound: int) -> int:
 def _counts(grid: World, origins: np.ndarray, code: int, bound: int, lit: bool) -> np.ndarray:
     """Count, per cell, the origins (already checked) that see it."""
     rows, cols = grid.shape
-    counts = np.zeros(rows * cols, dtype=np.int32)
+    cells = rows * cols
+    counts = np.zeros(cells, dtype=np.int32)
     n = len(origins)
     if n:
         kernel, solid = _kernel(), grid.solid.reshape(-1)
-        chunks = _chunks(grid, n, code, bound)
+        chunks = _chunks(grid, n, code, bound, scratch=4)
+        stamp = np.zeros((chunks, cells), dtype=np.int32)
         if chunks == 1:
-            stamp = np.zeros(rows * cols, dtype=np.int32)
             kernel.fov_count_stride_into(
-                solid, counts, stamp, rows, cols, origins, 0, 1, code, bound, lit
+                solid, counts, stamp[0], rows, cols, origins, 0, 1, code, bound, lit
             )
         else:
+            partial = np.zeros((chunks - 1, cells), dtype=np.int32)
             with numba_parallel():
-                kernel.fov_count_into(solid, counts, rows, cols, origins, code, bound, lit, chunks)
+                kernel.fov_count_into(
+                    solid, counts, partial, stamp, rows, cols, origins, code, bound, lit
+                )
     return counts.reshape(rows, cols)
 
 
@@ -328,7 +340,7 @@ def _each(grid: World, origins: np.ndarray, code: int, bound: int, lit: bool) ->
     out = np.zeros((n, rows * cols), dtype=np.bool_)
     if n:
         kernel, solid = _kernel(), grid.solid.reshape(-1)
-        chunks = _chunks(grid, n, code, bound)
+        chunks = _chunks(grid, n, code, bound, scratch=0)
         if chunks == 1:
             kernel.fov_each_stride_into(solid, out, rows, cols, origins, 0, 1, code, bound, lit)
         else:

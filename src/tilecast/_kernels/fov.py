@@ -31,7 +31,9 @@ give exactly the same mask. Differences from the reference, all for speed:
 - Many origins with one mask or count each run in parallel: each thread
   takes every ``chunks``-th origin (neighbouring origins cost about the
   same, so striding balances the threads) with its own scratch, and the
-  per-thread counts are summed at the end.
+  per-thread counts are summed at the end. (The other way, a mask per
+  origin summed in chunks, writes and reads a whole map per origin; the
+  stamps touch only the cells in view.)
 
 Validation happens in ``tilecast.field_of_view``: the kernels trust their input
 (origins on the map, ``solid`` and the outputs flat views of ``rows * cols``,
@@ -287,22 +289,25 @@ def fov_count_stride_into(
 
 
 @njit(cache=True, parallel=True)
-def fov_count_into(solid, counts, rows, cols, origins, metric, bound, light_walls, chunks):
+def fov_count_into(solid, counts, partial, stamp, rows, cols, origins, metric, bound, light_walls):
     """Add to flat int32 ``counts`` how many origins of ``origins`` (N, 2) see each cell.
 
-    ``chunks`` threads each count every ``chunks``-th origin into their own
-    partial counts; the partial counts are then summed into ``counts``.
+    Spread over ``chunks = len(stamp)`` threads: thread ``t`` counts every
+    ``chunks``-th origin from ``t`` on, into ``counts`` (t = 0) or its own
+    ``partial[t - 1]``, tagging cells in ``stamp[t]``; the partial counts are
+    then added to ``counts``. ``partial`` (chunks - 1, rows * cols) and
+    ``stamp`` (chunks, rows * cols) are int32 zeros, allocated by the caller
+    (NumPy's zeros are zeroed lazily, page by page, by whoever first writes).
     """
-    cells = rows * cols
-    partial = np.zeros((chunks, cells), dtype=np.int32)
-    stamp = np.zeros((chunks, cells), dtype=np.int32)
+    chunks = stamp.shape[0]
     for t in prange(chunks):
+        target = counts if t == 0 else partial[t - 1]
         fov_count_stride_into(
-            solid, partial[t], stamp[t], rows, cols, origins, t, chunks, metric, bound, light_walls
+            solid, target, stamp[t], rows, cols, origins, t, chunks, metric, bound, light_walls
         )
-    for index in prange(cells):
+    for index in prange(rows * cols):
         total = counts[index]
-        for t in range(chunks):
+        for t in range(chunks - 1):
             total += partial[t, index]
         counts[index] = total
 
