@@ -202,3 +202,62 @@ def test_multi_world_projects_and_pre_1_0_int_grids(tmp_path):
     np.testing.assert_array_equal(
         load_ldtk(path, 1, solid_values={3}).solid, [[0, 0, 0, 0], [0, 0, 0, 1]]
     )
+
+
+def test_options_for_the_other_kind_of_layer_are_refused(tmp_path):
+    # issue 15: solid_tiles/solid_tag on an IntGrid layer used to be ignored silently
+    intgrid_def = {
+        "uid": 3,
+        "identifier": "Collisions",
+        "__type": "IntGrid",
+        "intGridValues": [{"value": 1, "identifier": "wall"}, {"value": 2, "identifier": None}],
+    }
+    doc = {
+        "defs": {"tilesets": [TILESET], "layers": [intgrid_def]},
+        "levels": [{"identifier": "L", "layerInstances": [{**INTGRID, "layerDefUid": 3}]}],
+    }
+    path = tmp_path / "game.ldtk"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="solid_tiles= applies to Tiles and AutoLayer") as info:
+        load_ldtk(path, solid_tiles={1})
+    message = str(info.value)
+    assert "layer 'Collisions'" in message and "solid_values=" in message
+    assert "1 'wall', 2 None" in message and str(path) in message
+    with pytest.raises(ValueError, match="solid_tag= applies to Tiles and AutoLayer"):
+        load_ldtk(path, layer="Collisions", solid_tag="Solid")
+    # and the other way round: solid_values on a tile layer
+    tiles = project(tmp_path)
+    with pytest.raises(ValueError, match="solid_values= applies to IntGrid layers") as info:
+        load_ldtk(tiles, layer="Decor", solid_values={1})
+    assert "solid_tiles=" in str(info.value) and "solid_tag=" in str(info.value)
+    # what does apply still works on the same files
+    np.testing.assert_array_equal(
+        load_ldtk(path, solid_values={2}).solid, np.array(INTGRID["intGridCsv"]).reshape(2, 4) == 2
+    )
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "name"),
+    [
+        ({"solid_values": 1}, TypeError, "solid_values"),
+        ({"solid_values": "12"}, TypeError, "solid_values"),
+        ({"solid_values": {1.5}}, TypeError, "solid_values"),
+        ({"solid_values": {True}}, TypeError, "solid_values"),
+        ({"solid_tiles": {"0"}, "layer": "Decor"}, TypeError, "solid_tiles"),
+        ({"solid_tag": 3, "layer": "Decor"}, TypeError, "solid_tag"),
+    ],
+)
+def test_bad_solid_options_name_the_argument(tmp_path, kwargs, error, name):
+    with pytest.raises(error, match=name):
+        load_ldtk(project(tmp_path), **kwargs)
+
+
+def test_real_sample_names_its_intgrid_values():
+    from pathlib import Path
+
+    path = Path(__file__).parent / "data" / "ldtk" / "AutoLayers_1_basic.ldtk"
+    definitions = json.loads(path.read_text())["defs"]["layers"]
+    values = [v for d in definitions for v in d.get("intGridValues", [])]
+    assert [(v["value"], v["identifier"]) for v in values] == [(1, "walls")]
+    with pytest.raises(ValueError, match="1 'walls'"):
+        load_ldtk(path, solid_tiles={0})

@@ -187,6 +187,34 @@ def _int_grid(where: str, layer: dict[str, Any], rows: int, cols: int) -> NDArra
     return np.array(values, dtype=np.int64).reshape(rows, cols)
 
 
+def _ids(name: str, value: Any) -> frozenset[int] | None:
+    """Check a user's set of integer values or tile ids (None stays None)."""
+    if value is None:
+        return None
+    if isinstance(value, str | bytes) or not isinstance(value, Collection):
+        raise TypeError(f"{name} must be a set of integers, got {type(value).__name__}")
+    for v in value:
+        if isinstance(v, bool) or not isinstance(v, int | np.integer):
+            raise TypeError(f"{name} must hold integers only, got {excerpt(v)}")
+    return frozenset(int(v) for v in value)
+
+
+def _value_names(project: dict[str, Any], layer: dict[str, Any]) -> str:
+    """List the values an IntGrid layer's definition names, for messages: "1 'walls', ..."."""
+    defs = project.get("defs")
+    layer_defs = defs.get("layers") if isinstance(defs, dict) else None
+    for definition in layer_defs if isinstance(layer_defs, list) else []:
+        if isinstance(definition, dict) and definition.get("uid") == layer.get("layerDefUid"):
+            values = definition.get("intGridValues")
+            named = [
+                f"{v['value']} {excerpt(v.get('identifier'))}"
+                for v in (values if isinstance(values, list) else [])[:20]
+                if isinstance(v, dict) and type(v.get("value")) is int
+            ]
+            return ", ".join(named) or "none defined"
+    return "not defined"
+
+
 def load_ldtk(
     path: Any,
     level: int | str = 0,
@@ -212,11 +240,14 @@ def load_ldtk(
     layer : str, optional
         The layer's ``identifier``; default: the first IntGrid layer.
     solid_values : set of int, optional
-        IntGrid values that are solid (default: every non-zero value).
+        For an IntGrid layer: the values that are solid (default: every
+        non-zero value).
     solid_tiles : set of int, optional
-        For a tile layer: tileset tile ids that are solid (whole tiles).
+        For a Tiles or AutoLayer layer: tileset tile ids that are solid
+        (whole tiles).
     solid_tag : str, optional
-        For a tile layer: the tileset enum tag that marks solid tiles.
+        For a Tiles or AutoLayer layer: the tileset enum tag that marks
+        solid tiles.
     alpha_threshold : float, default 0
         For a tile layer without ``solid_tiles``/``solid_tag``: pixels of the
         tileset image with alpha above this are solid (needs Pillow).
@@ -242,6 +273,10 @@ def load_ldtk(
     ------
     MapLoadError
         Malformed JSON, missing level, layer or tileset, data of the wrong size.
+    ValueError
+        An option for the other kind of layer: ``solid_tiles``/``solid_tag``
+        for an IntGrid layer (its cells are read by value), ``solid_values``
+        for a tile layer. The message names the option to use instead.
 
     Examples
     --------
@@ -266,6 +301,9 @@ def load_ldtk(
         raise TypeError(f"path must be a path (str or os.PathLike), got {type(path).__name__}")
     if isinstance(level, bool) or not isinstance(level, int | str):
         raise TypeError(f"level must be an index or a level name, got {type(level).__name__}")
+    solid_values, solid_tiles = _ids("solid_values", solid_values), _ids("solid_tiles", solid_tiles)
+    if solid_tag is not None and not isinstance(solid_tag, str):
+        raise TypeError(f"solid_tag must be a string, got {type(solid_tag).__name__}")
     if solid_tiles is not None and solid_tag is not None:
         raise ValueError("pass solid_tiles or solid_tag, not both")
     limits = as_limits(limits)
@@ -301,6 +339,13 @@ def load_ldtk(
     limits.check(where, "max_cells", rows * cols, "cells")
     kind = chosen.get("__type")
     if kind == "IntGrid":
+        if solid_tiles is not None or solid_tag is not None:
+            given = "solid_tiles" if solid_tiles is not None else "solid_tag"
+            raise ValueError(
+                f"{where}: {given}= applies to Tiles and AutoLayer layers; this IntGrid "
+                f"layer is read by its values: pass solid_values={{...}} instead (its values: "
+                f"{_value_names(project, chosen)}; default: every non-zero value)"
+            )
         array = _int_grid(where, chosen, rows, cols)
         if solid_values is None:
             solid = array != 0
@@ -310,6 +355,12 @@ def load_ldtk(
         return Grid(solid, tile_size=size, outside=outside)
     if kind not in ("Tiles", "AutoLayer"):
         raise MapLoadError(f"{where}: a {excerpt(kind)} layer holds no tiles or cells")
+    if solid_values is not None:
+        raise ValueError(
+            f"{where}: solid_values= applies to IntGrid layers; for this {kind} layer pass "
+            "solid_tiles={...} (tile ids) or solid_tag='...' (a tileset enum tag), or "
+            "neither (the tileset image's alpha)"
+        )
     masks = _tile_masks(
         path, project, chosen, where, solid_tiles, solid_tag, alpha_threshold, limits, root
     )
