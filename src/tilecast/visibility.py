@@ -149,53 +149,16 @@ def _circle_walls(circles: np.ndarray, p: tuple[float, float]) -> np.ndarray | N
     return np.array(walls, dtype=np.float64).reshape(-1, 4)
 
 
-def _clip_to_disc(segs: np.ndarray, p: tuple[float, float], radius: float) -> np.ndarray:
-    """Keep the part of each segment inside the closed disc around p."""
-    ax, ay = segs[:, 0] - p[0], segs[:, 1] - p[1]
-    ex, ey = segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1]
-    qa = ex * ex + ey * ey
-    qb = ax * ex + ay * ey
-    qc = ax * ax + ay * ay - radius * radius
-    disc = qb * qb - qa * qc
-    with np.errstate(invalid="ignore", divide="ignore"):
-        root = np.sqrt(disc)
-        t0 = (-qb - root) / qa
-        t1 = (-qb + root) / qa
-    keep = (qa > 0) & (disc > 0) & (t1 > 0) & (t0 < 1)
-    segs, t0, t1 = segs[keep], t0[keep], t1[keep]
-    out: np.ndarray = segs.copy()
-    cut0, cut1 = t0 > 0, t1 < 1  # ends outside the disc move onto the circle
-    out[cut0, 0] = segs[cut0, 0] + t0[cut0] * (segs[cut0, 2] - segs[cut0, 0])
-    out[cut0, 1] = segs[cut0, 1] + t0[cut0] * (segs[cut0, 3] - segs[cut0, 1])
-    out[cut1, 2] = segs[cut1, 0] + t1[cut1] * (segs[cut1, 2] - segs[cut1, 0])
-    out[cut1, 3] = segs[cut1, 1] + t1[cut1] * (segs[cut1, 3] - segs[cut1, 1])
-    return out
-
-
-def _prepare(
-    segs: np.ndarray,
+def _extra_walls(
     p: tuple[float, float],
-    radius: float | None,
     bounds: tuple[float, float, float, float] | None,
     circles: np.ndarray | None,
-    *,
-    split: bool = True,
 ) -> np.ndarray | None:
-    """All walls as non-crossing segments not collinear with p (None: p sees nothing)."""
-    if radius is not None and len(segs):
-        # Walls wholly outside the light's square (widened far beyond
-        # rounding) are neither seen nor cut a wall where the light reaches:
-        # drop them before the split, whose cost grows with the whole map.
-        x, y = p
-        reach = radius * (1.0 + 1e-9) + 1e-300
-        near = (
-            (np.minimum(segs[:, 0], segs[:, 2]) <= x + reach)
-            & (np.maximum(segs[:, 0], segs[:, 2]) >= x - reach)
-            & (np.minimum(segs[:, 1], segs[:, 3]) <= y + reach)
-            & (np.maximum(segs[:, 1], segs[:, 3]) >= y - reach)
-        )
-        segs = segs[near]
-    parts = [segs]
+    """Return the walls a query adds: the circles' near arcs, then the bounds.
+
+    None when p is inside or on a circle (it sees nothing).
+    """
+    parts = [np.empty((0, 4))]
     if circles is not None and len(circles):
         walls = _circle_walls(circles, p)
         if walls is None:
@@ -209,23 +172,30 @@ def _prepare(
                 dtype=np.float64,
             )
         )
-    segs = np.concatenate(parts)
-    if split:
-        segs = _kv().split_segments(np.ascontiguousarray(segs))
-    if radius is not None:
-        segs = _clip_to_disc(segs, p, radius)
-    # Walls through the observer or pointing at it hide nothing (zero width).
-    pp = np.broadcast_to(np.array(p), (len(segs), 2))
-    side = _kg().orient_many(
-        np.ascontiguousarray(pp),
-        np.ascontiguousarray(segs[:, :2]),
-        np.ascontiguousarray(segs[:, 2:]),
-    )
-    segs = segs[side != 0]
-    # Canonical order of the ends, then drop duplicates (collinear overlaps).
-    swap = (segs[:, 0] > segs[:, 2]) | ((segs[:, 0] == segs[:, 2]) & (segs[:, 1] > segs[:, 3]))
-    segs[swap] = segs[swap][:, [2, 3, 0, 1]]
-    return np.ascontiguousarray(np.unique(segs, axis=0))
+    return np.ascontiguousarray(np.concatenate(parts))
+
+
+def _prepare(
+    segs: np.ndarray,
+    p: tuple[float, float],
+    radius: float | None,
+    bounds: tuple[float, float, float, float] | None,
+    circles: np.ndarray | None,
+    *,
+    split: bool = True,
+) -> np.ndarray | None:
+    """All walls as non-crossing segments not collinear with p (None: p sees nothing).
+
+    Walls beyond the radius's square are dropped first, the rest (with the
+    circles' arcs and the bounds) split where they cross, clipped to the
+    disc, those through p dropped, and sorted (see ``prepare_walls``).
+    """
+    extras = _extra_walls(p, bounds, circles)
+    if extras is None:
+        return None
+    segs = np.ascontiguousarray(segs, dtype=np.float64).reshape(-1, 4)
+    prepared: np.ndarray = _kv().prepare_walls(segs, extras, p[0], p[1], radius or 0.0, split)
+    return prepared
 
 
 def _cone_points(p: tuple[float, float], cone: tuple[float, float, float]) -> tuple[float, ...]:

@@ -106,11 +106,14 @@ def _bucket_segments(segs, side):
 
 
 @njit(cache=True)
-def _sort_split_points(seg, key, n):
-    """Indices of split points 0 .. n-1 by segment, then by position along it (merge sort).
+def _sort_split_points(seg, key, xy, n):
+    """Indices of split points 0 .. n-1 by segment, then position along it (merge sort).
 
-    Written out rather than NumPy's argsort: one small sort compiles in a
-    fraction of the time two of NumPy's sort implementations take.
+    Ties in position (the same point found twice, or two points whose
+    rounded positions agree) are ordered by coordinates, so the pieces do
+    not depend on the order the pairs were visited in. Written out rather
+    than NumPy's argsort: one small sort compiles in a fraction of the time
+    two of NumPy's sort implementations take.
     """
     order = np.arange(n)
     tmp = np.empty(n, dtype=np.int64)
@@ -122,7 +125,15 @@ def _sort_split_points(seg, key, n):
             i, j, k = lo, mid, lo
             while i < mid and j < hi:
                 a, b = order[i], order[j]
-                if seg[b] < seg[a] or (seg[b] == seg[a] and key[b] < key[a]):
+                if seg[b] != seg[a]:
+                    b_first = seg[b] < seg[a]
+                elif key[b] != key[a]:
+                    b_first = key[b] < key[a]
+                elif xy[b, 0] != xy[a, 0]:
+                    b_first = xy[b, 0] < xy[a, 0]
+                else:
+                    b_first = xy[b, 1] < xy[a, 1]
+                if b_first:
                     tmp[k] = b
                     j += 1
                 else:
@@ -143,62 +154,47 @@ def _sort_split_points(seg, key, n):
 
 
 @njit(cache=True)
-def split_segments(segs):
-    """Split segments where they cross or touch, so that they meet only at ends.
+def _split_pair(segs, i, j, buf_seg, buf_xy, n):
+    """Record where segments i < j cross or touch (points on each, for the cut)."""
+    ax, ay, bx, by = segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3]
+    cx, cy, dx, dy = segs[j, 0], segs[j, 1], segs[j, 2], segs[j, 3]
+    if (
+        max(ax, bx) < min(cx, dx)
+        or max(cx, dx) < min(ax, bx)
+        or max(ay, by) < min(cy, dy)
+        or max(cy, dy) < min(ay, by)
+    ):
+        return buf_seg, buf_xy, n
+    o1 = orient2d(ax, ay, bx, by, cx, cy)
+    o2 = orient2d(ax, ay, bx, by, dx, dy)
+    o3 = orient2d(cx, cy, dx, dy, ax, ay)
+    o4 = orient2d(cx, cy, dx, dy, bx, by)
+    if o1 * o2 < 0 and o3 * o4 < 0:
+        ex, ey = bx - ax, by - ay
+        fx, fy = dx - cx, dy - cy
+        t = ((cx - ax) * fy - (cy - ay) * fx) / (ex * fy - ey * fx)
+        t = min(max(t, 0.0), 1.0)
+        x, y = ax + t * ex, ay + t * ey
+        buf_seg, buf_xy, n = _push(buf_seg, buf_xy, n, i, x, y)
+        return _push(buf_seg, buf_xy, n, j, x, y)
+    # Touching (including collinear overlap): split at existing ends.
+    if o1 == 0 and _on_open_segment(ax, ay, bx, by, cx, cy):
+        buf_seg, buf_xy, n = _push(buf_seg, buf_xy, n, i, cx, cy)
+    if o2 == 0 and _on_open_segment(ax, ay, bx, by, dx, dy):
+        buf_seg, buf_xy, n = _push(buf_seg, buf_xy, n, i, dx, dy)
+    if o3 == 0 and _on_open_segment(cx, cy, dx, dy, ax, ay):
+        buf_seg, buf_xy, n = _push(buf_seg, buf_xy, n, j, ax, ay)
+    if o4 == 0 and _on_open_segment(cx, cy, dx, dy, bx, by):
+        buf_seg, buf_xy, n = _push(buf_seg, buf_xy, n, j, bx, by)
+    return buf_seg, buf_xy, n
 
-    Candidate pairs come from a uniform grid (each segment listed in the cells
-    it passes near), so the cost is about linear for scenes of evenly spread
-    walls. Crossing points are rounded to doubles; touching points (an end on
-    another segment, collinear overlaps) are existing coordinates, exact.
-    Returns the pieces as an ``(P, 4)`` array (duplicates possible).
-    """
+
+@njit(cache=True)
+def _cut(segs, buf_seg, buf_xy, n):
+    """Cut each segment at its recorded points: the pieces ``(P, 4)`` and their segments."""
     m = segs.shape[0]
-    if m == 0:
-        return segs.copy()
-    side = max(1, min(1024, int(math.sqrt(m))))
-    starts, members = _bucket_segments(segs, side)
-    buf_seg = np.empty(64, dtype=np.int64)
-    buf_xy = np.empty((64, 2))
-    n = np.int64(0)  # not the literal 0: one compiled signature for _push
-    for cell in range(side * side):
-        for p in range(starts[cell], starts[cell + 1]):
-            i = members[p]
-            ax, ay, bx, by = segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3]
-            for q in range(p + 1, starts[cell + 1]):
-                j = members[q]
-                cx, cy, dx, dy = segs[j, 0], segs[j, 1], segs[j, 2], segs[j, 3]
-                if (
-                    max(ax, bx) < min(cx, dx)
-                    or max(cx, dx) < min(ax, bx)
-                    or max(ay, by) < min(cy, dy)
-                    or max(cy, dy) < min(ay, by)
-                ):
-                    continue
-                o1 = orient2d(ax, ay, bx, by, cx, cy)
-                o2 = orient2d(ax, ay, bx, by, dx, dy)
-                o3 = orient2d(cx, cy, dx, dy, ax, ay)
-                o4 = orient2d(cx, cy, dx, dy, bx, by)
-                if o1 * o2 < 0 and o3 * o4 < 0:
-                    ex, ey = bx - ax, by - ay
-                    fx, fy = dx - cx, dy - cy
-                    t = ((cx - ax) * fy - (cy - ay) * fx) / (ex * fy - ey * fx)
-                    t = min(max(t, 0.0), 1.0)
-                    x, y = ax + t * ex, ay + t * ey
-                    buf_seg, buf_xy, n = _push(buf_seg, buf_xy, n, i, x, y)
-                    buf_seg, buf_xy, n = _push(buf_seg, buf_xy, n, j, x, y)
-                    continue
-                # Touching (including collinear overlap): split at existing ends.
-                if o1 == 0 and _on_open_segment(ax, ay, bx, by, cx, cy):
-                    buf_seg, buf_xy, n = _push(buf_seg, buf_xy, n, i, cx, cy)
-                if o2 == 0 and _on_open_segment(ax, ay, bx, by, dx, dy):
-                    buf_seg, buf_xy, n = _push(buf_seg, buf_xy, n, i, dx, dy)
-                if o3 == 0 and _on_open_segment(cx, cy, dx, dy, ax, ay):
-                    buf_seg, buf_xy, n = _push(buf_seg, buf_xy, n, j, ax, ay)
-                if o4 == 0 and _on_open_segment(cx, cy, dx, dy, bx, by):
-                    buf_seg, buf_xy, n = _push(buf_seg, buf_xy, n, j, bx, by)
     if n == 0:
-        return segs.copy()
-    # Order the split points along each segment and cut it into pieces.
+        return segs.copy(), np.arange(m)
     key = np.empty(n)
     for k in range(n):
         i = buf_seg[k]
@@ -206,8 +202,9 @@ def split_segments(segs):
             key[k] = (buf_xy[k, 0] - segs[i, 0]) / (segs[i, 2] - segs[i, 0])
         else:
             key[k] = (buf_xy[k, 1] - segs[i, 1]) / (segs[i, 3] - segs[i, 1])
-    order = _sort_split_points(buf_seg, key, n)
+    order = _sort_split_points(buf_seg, key, buf_xy, n)
     out = np.empty((m + n, 4))
+    source = np.empty(m + n, dtype=np.int64)
     count = 0
     k = 0
     for i in range(m):
@@ -216,6 +213,7 @@ def split_segments(segs):
             qx, qy = buf_xy[order[k], 0], buf_xy[order[k], 1]
             if qx != px or qy != py:
                 out[count, 0], out[count, 1], out[count, 2], out[count, 3] = px, py, qx, qy
+                source[count] = i
                 count += 1
                 px, py = qx, qy
             k += 1
@@ -226,8 +224,199 @@ def split_segments(segs):
                 segs[i, 2],
                 segs[i, 3],
             )
+            source[count] = i
+            count += 1
+    return out[:count].copy(), source[:count].copy()
+
+
+@njit(cache=True)
+def split_segments(segs):
+    """Split segments where they cross or touch, so that they meet only at ends.
+
+    Candidate pairs come from a uniform grid (each segment listed in the cells
+    it passes near), so the cost is about linear for scenes of evenly spread
+    walls. Crossing points are rounded to doubles (computed on the segment
+    that comes first); touching points (an end on another segment, collinear
+    overlaps) are existing coordinates, exact. Returns the pieces as an
+    ``(P, 4)`` array (duplicates possible) and the segment each comes from.
+    """
+    m = segs.shape[0]
+    if m == 0:
+        return segs.copy(), np.arange(0)
+    side = max(1, min(1024, int(math.sqrt(m))))
+    starts, members = _bucket_segments(segs, side)
+    buf_seg = np.empty(64, dtype=np.int64)
+    buf_xy = np.empty((64, 2))
+    n = np.int64(0)  # not the literal 0: one compiled signature for _push
+    for cell in range(side * side):
+        for p in range(starts[cell], starts[cell + 1]):
+            for q in range(p + 1, starts[cell + 1]):
+                buf_seg, buf_xy, n = _split_pair(segs, members[p], members[q], buf_seg, buf_xy, n)
+    return _cut(segs, buf_seg, buf_xy, n)
+
+
+@njit(cache=True)
+def split_pairs(segs, first, second):
+    """Like :func:`split_segments`, with the candidate pairs given (``first[k] < second[k]``).
+
+    The pieces are the same as :func:`split_segments` gives whenever every
+    pair of segments that cross or touch is among the candidates.
+    """
+    buf_seg = np.empty(64, dtype=np.int64)
+    buf_xy = np.empty((64, 2))
+    n = np.int64(0)
+    for k in range(first.shape[0]):
+        buf_seg, buf_xy, n = _split_pair(segs, first[k], second[k], buf_seg, buf_xy, n)
+    return _cut(segs, buf_seg, buf_xy, n)
+
+
+# ---------------------------------------------------------------- preparation
+
+
+@njit(cache=True)
+def near_walls(segs, px, py, radius):
+    """Which walls reach the square around p that holds the disc (widened far beyond rounding).
+
+    Walls wholly outside it are neither seen nor cut a wall where the light
+    reaches: they are dropped before the split, whose cost grows with the map.
+    """
+    reach = radius * (1.0 + 1e-9) + 1e-300
+    keep = np.empty(segs.shape[0], dtype=np.bool_)
+    for i in range(segs.shape[0]):
+        keep[i] = (
+            min(segs[i, 0], segs[i, 2]) <= px + reach
+            and max(segs[i, 0], segs[i, 2]) >= px - reach
+            and min(segs[i, 1], segs[i, 3]) <= py + reach
+            and max(segs[i, 1], segs[i, 3]) >= py - reach
+        )
+    return keep
+
+
+@njit(cache=True)
+def _row_before(rows, b, a):
+    for c in range(4):
+        if rows[b, c] != rows[a, c]:
+            return rows[b, c] < rows[a, c]
+    return False
+
+
+@njit(cache=True)
+def _sorted_rows(rows):
+    """The rows in lexicographic order without repeats (``np.unique(rows, axis=0)``)."""
+    n = rows.shape[0]
+    order = np.arange(n)
+    tmp = np.empty(n, dtype=np.int64)
+    width = 1
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            i, j, k = lo, mid, lo
+            while i < mid and j < hi:
+                if _row_before(rows, order[j], order[i]):
+                    tmp[k] = order[j]
+                    j += 1
+                else:
+                    tmp[k] = order[i]
+                    i += 1
+                k += 1
+            while i < mid:
+                tmp[k] = order[i]
+                i += 1
+                k += 1
+            while j < hi:
+                tmp[k] = order[j]
+                j += 1
+                k += 1
+        order, tmp = tmp, order
+        width *= 2
+    out = np.empty((n, 4))
+    count = 0
+    for k in range(n):
+        r = order[k]
+        if (
+            count == 0
+            or rows[r, 0] != out[count - 1, 0]
+            or rows[r, 1] != out[count - 1, 1]
+            or rows[r, 2] != out[count - 1, 2]
+            or rows[r, 3] != out[count - 1, 3]
+        ):
+            for c in range(4):
+                out[count, c] = rows[r, c]
             count += 1
     return out[:count].copy()
+
+
+@njit(cache=True)
+def finish_walls(pieces, px, py, radius):
+    """Clip the pieces to the disc (``radius > 0``), drop those in line with p, sort.
+
+    The sweep's input: each wall's ends in canonical order (lexicographically
+    smaller first), walls through the observer or pointing at it dropped (they
+    have no angular width and hide nothing), repeats (collinear overlaps) once.
+    """
+    m = pieces.shape[0]
+    rows = np.empty((m, 4))
+    count = 0
+    r2 = radius * radius
+    for i in range(m):
+        x0, y0, x1, y1 = pieces[i, 0], pieces[i, 1], pieces[i, 2], pieces[i, 3]
+        if radius > 0.0:
+            # keep the part inside the closed disc; ends outside move onto the circle
+            ax, ay = x0 - px, y0 - py
+            ex, ey = x1 - x0, y1 - y0
+            qa = ex * ex + ey * ey
+            qb = ax * ex + ay * ey
+            qc = ax * ax + ay * ay - r2
+            disc = qb * qb - qa * qc
+            if not (qa > 0.0 and disc > 0.0):
+                continue
+            root = math.sqrt(disc)
+            t0 = (-qb - root) / qa
+            t1 = (-qb + root) / qa
+            if not (t1 > 0.0 and t0 < 1.0):
+                continue
+            if t0 > 0.0:
+                x0, y0 = pieces[i, 0] + t0 * ex, pieces[i, 1] + t0 * ey
+            if t1 < 1.0:
+                x1, y1 = pieces[i, 0] + t1 * ex, pieces[i, 1] + t1 * ey
+        if orient2d(px, py, x0, y0, x1, y1) == 0:
+            continue
+        if x0 > x1 or (x0 == x1 and y0 > y1):
+            x0, y0, x1, y1 = x1, y1, x0, y0
+        rows[count, 0], rows[count, 1], rows[count, 2], rows[count, 3] = x0, y0, x1, y1
+        count += 1
+    return _sorted_rows(rows[:count])
+
+
+@njit(cache=True)
+def prepare_walls(segs, extras, px, py, radius, split):
+    """The sweep's walls for observer p: visibility.visibility_polygon's preparation.
+
+    ``segs`` are the scene's walls, ``extras`` the walls a query adds (circle
+    arcs, the bounds); ``radius <= 0`` means no radius.
+    """
+    if radius > 0.0:
+        keep = near_walls(segs, px, py, radius)
+    else:
+        keep = np.ones(segs.shape[0], dtype=np.bool_)
+    count = 0
+    for i in range(segs.shape[0]):
+        count += keep[i]
+    walls = np.empty((count + extras.shape[0], 4))
+    k = 0
+    for i in range(segs.shape[0]):
+        if keep[i]:
+            for c in range(4):
+                walls[k, c] = segs[i, c]
+            k += 1
+    for i in range(extras.shape[0]):
+        for c in range(4):
+            walls[k, c] = extras[i, c]
+        k += 1
+    if split:
+        walls = split_segments(walls)[0]
+    return finish_walls(walls, px, py, radius)
 
 
 # ---------------------------------------------------------------------- sweep
@@ -262,8 +451,25 @@ def _angle_cmp(px, py, ux, uy, h1, x1, y1, h2, x2, y2):
 
 
 @njit(cache=True)
+def _event_before(px, py, ux, uy, ex, ey, half, b, a):
+    """Does event b come before event a: by angle from u, then nearer first?
+
+    Events in one direction are ordered by distance so that the first of a
+    group (the point the sweep measures that direction by) is the nearest:
+    a point that matters to the answer, never a hidden wall's end beyond it.
+    """
+    c = _angle_cmp(px, py, ux, uy, half[b], ex[b], ey[b], half[a], ex[a], ey[a])
+    if c != 0:
+        return c < 0
+    # same direction from p (exactly): compare along an axis it moves in
+    if ex[b] != px:
+        return ex[b] < ex[a] if ex[b] > px else ex[b] > ex[a]
+    return ey[b] < ey[a] if ey[b] > py else ey[b] > ey[a]
+
+
+@njit(cache=True)
 def _sort_events(px, py, ux, uy, ex, ey, half):
-    """Indices of events in counter-clockwise order from direction u (merge sort)."""
+    """Indices of events in counter-clockwise order from direction u, nearer first (merge sort)."""
     n = ex.shape[0]
     order = np.arange(n)
     tmp = np.empty(n, dtype=np.int64)
@@ -275,7 +481,7 @@ def _sort_events(px, py, ux, uy, ex, ey, half):
             i, j, k = lo, mid, lo
             while i < mid and j < hi:
                 a, b = order[i], order[j]
-                if _angle_cmp(px, py, ux, uy, half[b], ex[b], ey[b], half[a], ex[a], ey[a]) < 0:
+                if _event_before(px, py, ux, uy, ex, ey, half, b, a):
                     tmp[k] = b
                     j += 1
                 else:
@@ -544,8 +750,8 @@ def sweep(segs, px, py, radius, cone, ux, uy, wx, wy):
         if nearest < 0:
             n = _emit_arc(out, n, px, py, radius, last_x, last_y, wx, wy, no_full)
         n = _emit_boundary(out, n, segs, nearest, px, py, wx, wy, radius)
-    elif nearest < 0:
-        n = _emit_arc(out, n, px, py, radius, last_x, last_y, ux, uy, no_full)
+    elif nearest < 0:  # back to the first direction, measured by its nearest point
+        n = _emit_arc(out, n, px, py, radius, last_x, last_y, ex[order[0]], ey[order[0]], no_full)
     if n > 1 and out[n - 1, 0] == out[0, 0] and out[n - 1, 1] == out[0, 1]:
         n -= 1
     return out[:n].copy(), 0
