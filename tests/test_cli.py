@@ -366,3 +366,27 @@ def test_ros_map_commands_use_the_metric_y_up_frame(tmp_path, capsys):
         drawn = np.asarray(image.convert("L"))
     # drawn with north up: the block is where it is in the source picture
     assert drawn[5:8, 10:12].max() < drawn[0, 0]
+
+
+def test_play_reads_maps_with_the_same_options_as_render(capsys):
+    # issue 15: --root, --layer and --solid for play, the same options as render's
+    import argparse
+
+    from tilecast.cli import build_parser
+
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+
+    def options(name):
+        return {
+            o: (a.dest, a.metavar, a.help)
+            for a in commands.choices[name]._actions
+            for o in a.option_strings
+            if o in ("--root", "--layer", "--solid")
+        }
+
+    assert set(options("play")) == {"--root", "--layer", "--solid"}
+    assert options("play") == options("render")
+    assert main(["play", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "--layer NAME" in out and "--solid RULE" in out and "--root DIR" in out

@@ -480,7 +480,12 @@ def cmd_play(args: argparse.Namespace) -> int:
         from tilecast import play
     except ImportError as exc:
         raise UserError(f"{exc}") from None
-    world = play.load_world(args.map)
+    if args.map is not None:
+        world = _as_grid(_load(args.map, None, args))
+    elif args.layer or args.solid is not None:
+        raise BadInput("--layer and --solid need a MAP (the bundled map has no layers)")
+    else:
+        world = play.load_world()
     return play.run(world, frames=args.frames, screenshot=args.screenshot)
 
 
@@ -638,6 +643,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("map", nargs="?", default=None, help=MAP_HELP + " (default: bundled map)")
     p.add_argument("--frames", type=_positive_int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--screenshot", default=None, help=argparse.SUPPRESS)
+    map_options(p)
     return parser
 
 

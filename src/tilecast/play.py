@@ -43,8 +43,12 @@ def _pygame() -> Any:
     return pygame
 
 
-def load_world(path: str | os.PathLike[str] | None = None) -> Grid:
+def load_world(path: str | os.PathLike[str] | None = None, **options: Any) -> Grid:
     """Load the map to play on (default: the bundled dungeon) as a Grid.
+
+    ``options`` go to :func:`tilecast.io.load_map` (``root=``, ``layer=``,
+    ``solid=``, ...; ``tilecast play`` takes them as ``--root``, ``--layer``
+    and ``--solid``); a TileMap is played as its Grid.
 
     Examples
     --------
@@ -52,12 +56,14 @@ def load_world(path: str | os.PathLike[str] | None = None) -> Grid:
     (32, 48)
     """
     if path is None:
+        if options:
+            raise ValueError(f"{', '.join(sorted(options))}: only for a map file (path=...)")
         from tilecast.data import example_map
 
         return example_map()
     from tilecast.io import load_map
 
-    world = load_map(path)
+    world = load_map(path, **options)
     return world if isinstance(world, Grid) else world.to_grid()
 
 
