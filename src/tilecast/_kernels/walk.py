@@ -117,8 +117,14 @@ def last_cell(u, d):
 
 
 @njit(cache=True)
-def settle_y(x_line, j0, u0, v0, du, dv, adu, adv, adu_lo, adv_lo, sx, sy):
-    """Row occupied just before the ray crosses x_line, and the next row line."""
+def settle(x_line, j0, u0, v0, du, dv, adu, adv, adu_lo, adv_lo, sx, sy):
+    """Row occupied just before the ray crosses x_line, and the next row line.
+
+    With the axes swapped (``settle(y_line, i0, v0, u0, dv, du, adv, adu,
+    adv_lo, adu_lo, sy, sx)``) it gives the column occupied just before the
+    ray crosses ``y_line``, and the next column line: :func:`order` with its
+    axes swapped is exactly the opposite order, and this uses only that.
+    """
     estimate = v0 + dv * ((x_line - u0) / du)
     j = np.int64(math.floor(estimate)) if abs(estimate) < _LIMIT_CAP else j0
     if (j - j0) * sy < 0:
@@ -131,23 +137,6 @@ def settle_y(x_line, j0, u0, v0, du, dv, adu, adv, adu_lo, adv_lo, sx, sy):
         j -= sy
         line -= sy
     return j, line
-
-
-@njit(cache=True)
-def settle_x(y_line, i0, u0, v0, du, dv, adu, adv, adu_lo, adv_lo, sx, sy):
-    """Column occupied just before the ray crosses y_line, and the next column line."""
-    estimate = u0 + du * ((y_line - v0) / dv)
-    i = np.int64(math.floor(estimate)) if abs(estimate) < _LIMIT_CAP else i0
-    if (i - i0) * sx < 0:
-        i = i0
-    line = i + 1 if sx > 0 else i
-    while order(line, y_line, u0, v0, adu, adv, adu_lo, adv_lo, sx, sy) < 0:
-        i += sx
-        line += sx
-    while i != i0 and order(line - sx, y_line, u0, v0, adu, adv, adu_lo, adv_lo, sx, sy) >= 0:
-        i -= sx
-        line -= sx
-    return i, line
 
 
 @njit(cache=True)
@@ -264,12 +253,12 @@ def enter_map(i, j, cols, rows, u0, v0, du, dv, adu_lo, adv_lo, sx, sy):
         i = x_line - 1 if sx > 0 else x_line
         nx = x_line
         if sy != 0:
-            j, ny = settle_y(x_line, j0, u0, v0, du, dv, adu, adv, adu_lo, adv_lo, sx, sy)
+            j, ny = settle(x_line, j0, u0, v0, du, dv, adu, adv, adu_lo, adv_lo, sx, sy)
     else:
         j = y_line - 1 if sy > 0 else y_line
         ny = y_line
         if sx != 0:
-            i, nx = settle_x(y_line, i0, u0, v0, du, dv, adu, adv, adu_lo, adv_lo, sx, sy)
+            i, nx = settle(y_line, i0, v0, u0, dv, du, adv, adu, adv_lo, adu_lo, sy, sx)
     if not (-1 <= i <= cols and -1 <= j <= rows):
         return 2, i, j, nx, ny
     return 0, i, j, nx, ny
@@ -550,20 +539,38 @@ def walk(info, variants, pixels, outside_solid, tile_jump_min, ox, oy, pw, ph, m
                 py = j - big_j * th
                 value = _cell_value(info, q, variants, pixels, outside, tw, th, i, j)
                 continue
+        # a square of walk cells the ray can cross at once: lines x_lo .. x_lo + size_x
+        jump = False
+        x_lo = np.int64(0)
+        y_lo = np.int64(0)
+        size_x = np.int64(0)
+        size_y = np.int64(0)
         if mode == CELLS:
             pass  # no map: every cell is walked
         elif value >= tile_jump_min:
-            # a tile without solid pixels: leave its empty square of tiles at once
-            x_exit = (big_i + value + 1) * tw if sx >= 0 else (big_i - value) * tw
-            y_exit = (big_j + value + 1) * th if sy >= 0 else (big_j - value) * th
-            if mode == SIGHT:
-                x_lo = x_exit - (value + 1) * tw if sx >= 0 else x_exit
-                y_lo = y_exit - (value + 1) * th if sy >= 0 else y_exit
-                if (x_lo <= i_last < x_lo + (value + 1) * tw
-                        and y_lo <= j_last < y_lo + (value + 1) * th):  # fmt: skip
-                    # the rest of the segment stays in this empty square
-                    status = DONE
-                    break
+            # a tile without solid pixels: its empty square of tiles
+            jump = True
+            size_x = (value + 1) * tw
+            size_y = (value + 1) * th
+            x_lo = big_i * tw if sx >= 0 else (big_i - value) * tw
+            y_lo = big_j * th if sy >= 0 else (big_j - value) * th
+        elif value <= EMPTY_PIXEL - PIXEL_JUMP_MIN:
+            # a clear pixel of a mixed tile: its clear square of pixels
+            jump = True
+            r = EMPTY_PIXEL - value
+            size_x = r + 1
+            size_y = r + 1
+            x_lo = i if sx >= 0 else i - r
+            y_lo = j if sy >= 0 else j - r
+        if jump:
+            if (mode == SIGHT and x_lo <= i_last < x_lo + size_x
+                    and y_lo <= j_last < y_lo + size_y):  # fmt: skip
+                # the rest of the segment stays in this empty square
+                status = DONE
+                break
+            # leave the square at once, by the exit line crossed first
+            x_exit = x_lo + size_x if sx >= 0 else x_lo
+            y_exit = y_lo + size_y if sy >= 0 else y_lo
             if (sx == 0 or x_exit == nx) and (sy == 0 or y_exit == ny):
                 pass  # already in the square's last cell
             elif sy == 0 or (
@@ -572,44 +579,15 @@ def walk(info, variants, pixels, outside_solid, tile_jump_min, ox, oy, pw, ph, m
                 i = x_exit - 1 if sx > 0 else x_exit
                 nx = x_exit
                 if sy != 0:
-                    j, ny = settle_y(x_exit, j0, u0, v0, du, dv, adu, adv, adu_lo, adv_lo,
-                                     sx, sy)  # fmt: skip
+                    j, ny = settle(x_exit, j0, u0, v0, du, dv, adu, adv, adu_lo, adv_lo, sx, sy)
             else:
                 j = y_exit - 1 if sy > 0 else y_exit
                 ny = y_exit
                 if sx != 0:
-                    i, nx = settle_x(y_exit, i0, u0, v0, du, dv, adu, adv, adu_lo, adv_lo,
-                                     sx, sy)  # fmt: skip
+                    i, nx = settle(y_exit, i0, v0, u0, dv, du, adv, adu, adv_lo, adu_lo, sy, sx)
             big_i = i // tw
             px = i - big_i * tw
             big_j = j // th
-            py = j - big_j * th
-        elif value <= EMPTY_PIXEL - PIXEL_JUMP_MIN:
-            # a clear pixel of a mixed tile: leave its clear square of pixels at once
-            r = EMPTY_PIXEL - value
-            x_exit = i + r + 1 if sx >= 0 else i - r
-            y_exit = j + r + 1 if sy >= 0 else j - r
-            if mode == SIGHT:
-                x_lo = i if sx >= 0 else i - r
-                y_lo = j if sy >= 0 else j - r
-                if x_lo <= i_last <= x_lo + r and y_lo <= j_last <= y_lo + r:
-                    status = DONE
-                    break
-            if sy == 0 or (
-                sx != 0 and order(x_exit, y_exit, u0, v0, adu, adv, adu_lo, adv_lo, sx, sy) <= 0
-            ):
-                i = x_exit - 1 if sx > 0 else x_exit
-                nx = x_exit
-                if sy != 0:
-                    j, ny = settle_y(x_exit, j0, u0, v0, du, dv, adu, adv, adu_lo, adv_lo,
-                                     sx, sy)  # fmt: skip
-            else:
-                j = y_exit - 1 if sy > 0 else y_exit
-                ny = y_exit
-                if sx != 0:
-                    i, nx = settle_x(y_exit, i0, u0, v0, du, dv, adu, adv, adu_lo, adv_lo,
-                                     sx, sy)  # fmt: skip
-            px = i - big_i * tw
             py = j - big_j * th
         # which crossing comes next
         if segment:
