@@ -341,3 +341,136 @@ def test_one_ray_fast_path_on_tile_maps_far_rays_and_bad_input():
         raycast_many(grid, (0.0, 0.0), (1.0, 0.0), -1.0)
     with pytest.raises(TypeError, match="origins"):
         raycast_many(grid, (0.0, "a"), (1.0, 0.0))
+
+
+# ------------------------------------------------ scan buffers, float32, inf
+def _lidar_case(n_poses=900, n_beams=61):
+    rng = np.random.default_rng(17)
+    grid = Grid(rng.random((80, 90)) < 0.04, tile_size=(0.3, 0.2), origin=(-1.0, 2.0),
+                outside="solid")  # fmt: skip
+    poses = np.column_stack([rng.uniform(-1, 26, n_poses), rng.uniform(2, 18, n_poses),
+                             rng.uniform(-4, 4, n_poses)])  # fmt: skip
+    return grid, poses, np.linspace(-2.4, 2.4, n_beams)
+
+
+def test_scan_many_fills_out_and_float32_is_float64_rounded_once():
+    grid, poses, angles = _lidar_case()
+    exact = scan_many(grid, poses, angles, 7.5)
+    out64 = np.full(exact.shape, np.nan)
+    assert scan_many(grid, poses, angles, 7.5, out=out64) is out64
+    assert np.array_equal(out64, exact)
+    out32 = np.full(exact.shape, np.nan, np.float32)
+    assert scan_many(grid, poses, angles, 7.5, out=out32) is out32
+    assert np.array_equal(out32, exact.astype(np.float32))
+    new32 = scan_many(grid, poses, angles, 7.5, dtype=np.float32)
+    assert new32.dtype == np.float32 and np.array_equal(new32, out32)
+    assert scan_many(grid, poses, angles, 7.5, dtype="float64").dtype == np.float64
+    # one pose with many beams: cast in several ranges of rays
+    many = np.linspace(-np.pi, np.pi, 20000)
+    one = scan(grid, poses[3], many, 7.5, dtype=np.float32)
+    assert np.array_equal(one, scan(grid, poses[3], many, 7.5).astype(np.float32))
+    buffer = np.empty(20000, np.float32)
+    assert scan(grid, poses[3], many, 7.5, out=buffer) is buffer
+    assert np.array_equal(buffer, one)
+
+
+def test_scan_float32_rounds_to_nearest():
+    grid, poses, angles = _lidar_case(200, 31)
+    exact = scan_many(grid, poses, angles, 7.5)
+    single = scan_many(grid, poses, angles, 7.5, dtype=np.float32).astype(np.float64)
+    up, down = single > exact, single < exact
+    assert up.any() and down.any()  # to nearest, not towards zero
+    gap = np.spacing(single.astype(np.float32)).astype(np.float64)
+    assert (np.abs(single - exact) <= gap / 2).all()
+
+
+def test_scan_on_a_tile_map_into_float32():
+    from tilecast import TileMap, TileSet
+
+    slope = np.tril(np.ones((4, 4), dtype=bool))
+    tmap = TileMap([[-1, 0, 0], [0, -1, -1]], TileSet([slope]), flips=[[0, 0, 1], [1, 0, 0]])
+    rng = np.random.default_rng(4)
+    poses = np.column_stack([rng.uniform(0, 3, 500), rng.uniform(0, 2, 500),
+                             rng.uniform(-3, 3, 500)])  # fmt: skip
+    exact = scan_many(tmap, poses, [0.0, 0.5, 2.0], np.inf)
+    out = np.empty((500, 3), np.float32)
+    scan_many(tmap, poses, [0.0, 0.5, 2.0], np.inf, out=out)
+    assert np.array_equal(out, exact.astype(np.float32))
+    assert np.isinf(exact).any() and np.isfinite(exact).any()
+
+
+def test_max_range_inf_reports_inf_for_beams_that_hit_nothing():
+    grid, poses, angles = _lidar_case(300, 17)
+    open_grid = Grid(grid.solid, tile_size=grid.tile_size, origin=grid.origin)  # outside empty
+    ranges = scan_many(open_grid, poses, angles, np.inf)
+    directions = beam_directions(poses, angles)
+    for k in np.random.default_rng(3).choice(ranges.size, 400, replace=False):
+        hit = raycast(open_grid, tuple(poses[k // 17, :2]), tuple(directions[k]))
+        assert ranges.flat[k] == (np.inf if hit is None else hit.distance)
+    assert np.isinf(ranges).any()
+    assert np.isfinite(scan_many(grid, poses, angles, np.inf)).all()  # outside solid: always a hit
+    # every finite max_range clips the same ranges
+    assert np.array_equal(scan_many(open_grid, poses, angles, 50.0), np.minimum(ranges, 50.0))
+    assert scan(open_grid, (-5.0, 3.0, 0.0), [np.pi], math.inf, dtype=np.float32)[0] == np.inf
+
+
+def test_scan_results_do_not_depend_on_the_thread_count(monkeypatch):
+    grid, poses, angles = _lidar_case()
+    many = scan_many(grid, poses, angles, 9.0, dtype=np.float32)
+    monkeypatch.setenv("NUMBA_NUM_THREADS", "1")
+    assert np.array_equal(scan_many(grid, poses, angles, 9.0, dtype=np.float32), many)
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "match"),
+    [
+        (
+            lambda g: scan_many(g, [(0, 0, 0)], [0.0], 1.0, out=np.empty((1, 2))),
+            ValueError,
+            r"out must have shape \(1, 1\)",
+        ),
+        (lambda g: scan_many(g, [(0, 0, 0)], [0.0], 1.0, out=np.empty(1)), ValueError, "shape"),
+        (
+            lambda g: scan_many(g, [(0, 0, 0)], [0.0], 1.0, out=np.empty((1, 1), np.float16)),
+            TypeError,
+            "out must have dtype",
+        ),
+        (
+            lambda g: scan_many(g, [(0, 0, 0)], [0.0], 1.0, out=np.empty((1, 1), int)),
+            TypeError,
+            "out must have dtype",
+        ),
+        (lambda g: scan_many(g, [(0, 0, 0)], [0.0], 1.0, out=[[0.0]]), TypeError, "NumPy array"),
+        (
+            lambda g: scan_many(g, [(0, 0, 0)] * 2, [0.0] * 2, 1.0, out=np.empty((2, 2)).T),
+            ValueError,
+            "C-contiguous",
+        ),
+        (
+            lambda g: scan(g, (0, 0, 0), [0.0, 1.0], 1.0, out=np.empty(3)),
+            ValueError,
+            r"out must have shape \(2,\)",
+        ),
+        (lambda g: scan_many(g, [(0, 0, 0)], [0.0], 1.0, dtype=np.int32), ValueError, "dtype"),
+        (lambda g: scan_many(g, [(0, 0, 0)], [0.0], 1.0, dtype="nope"), TypeError, "dtype"),
+        (lambda g: scan(g, (0, 0, 0), [0.0], 1.0, dtype=np.complex128), ValueError, "dtype"),
+        (lambda g: scan(g, (0, 0, 0), [0.0], np.nan), ValueError, "max_range"),
+        (lambda g: scan(g, (0, 0, 0), [0.0], -np.inf), ValueError, "max_range"),
+        (lambda g: scan_many(g, [(0, 0, 0)], [0.0], -1.0), ValueError, "max_range"),
+    ],
+)
+def test_bad_scan_buffers_name_the_argument(call, error, match):
+    with pytest.raises(error, match=match):
+        call(Grid([[0, 1]]))
+
+
+def test_scan_out_must_be_writable_and_not_an_input():
+    grid = Grid([[0, 1]])
+    out = np.empty((1, 1))
+    out.flags.writeable = False
+    with pytest.raises(ValueError, match="writable"):
+        scan_many(grid, [(0, 0, 0)], [0.0], 1.0, out=out)
+    poses = np.zeros((3, 3))
+    with pytest.raises(ValueError, match="share memory"):
+        scan_many(grid, poses, [0.0, 1.0, 2.0], 1.0, out=poses)
+    assert scan_many(grid, np.empty((0, 3)), [0.0], 1.0, out=np.empty((0, 1))).shape == (0, 1)

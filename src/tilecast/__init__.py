@@ -20,6 +20,7 @@ from tilecast.lattice import line, lines
 from tilecast.rays import line_of_sight, raycast, raycast_all, traverse
 from tilecast.regions import circle_intersects_rect, tiles_in_circle, tiles_in_rect
 from tilecast.results import Hit, Hits, RayContact, Step
+from tilecast.sensor import BeamModel, scan_likelihood
 from tilecast.spatial_hash import SpatialHash
 from tilecast.startup import warmup
 from tilecast.tiles import TileMap, TileSet
@@ -29,6 +30,7 @@ from tilecast.world import World
 __version__ = "0.1.0"
 
 __all__ = [
+    "BeamModel",
     "Grid",
     "Hit",
     "Hits",
@@ -55,6 +57,7 @@ __all__ = [
     "raycast_all",
     "raycast_many",
     "scan",
+    "scan_likelihood",
     "scan_many",
     "segment_segment",
     "tiles_in_circle",

@@ -12,22 +12,24 @@ ray that needs an exact decision to the one walk.
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from tilecast import _farwalk
-from tilecast._threads import numba_parallel, run_tasks
+from tilecast._threads import TASK, numba_parallel, run_tasks
 from tilecast._validate import (
     as_choice_index,
     as_direction,
     as_finite_float,
     as_flag,
     as_max_distance,
+    as_nonnegative_float,
     as_point,
     as_points_array,
-    as_positive_float,
     as_real_array,
     check_map,
 )
@@ -369,8 +371,14 @@ def _as_poses(poses: Any) -> NDArray[np.float64]:
 
 
 def scan_many(
-    grid: Grid | TileMap | np.ndarray, poses: Any, angles: Any, max_range: float
-) -> NDArray[np.float64]:
+    grid: Grid | TileMap | np.ndarray,
+    poses: Any,
+    angles: Any,
+    max_range: float,
+    *,
+    out: NDArray[np.floating[Any]] | None = None,
+    dtype: Any = np.float64,
+) -> NDArray[np.floating[Any]]:
     """Lidar-style ranges for many poses (particle filters), shape (P, B).
 
     Parameters
@@ -383,11 +391,19 @@ def scan_many(
     angles : array_like, shape (B,)
         Beam angles relative to each pose's ``theta``.
     max_range : float
-        Range reported where nothing is hit (the robotics convention).
+        Range reported where nothing is hit (the robotics convention); may
+        be ``inf`` (a beam that hits nothing then reports ``inf``).
+    out : ndarray of float32 or float64, shape (P, B), optional
+        A C-contiguous, writable array to fill and return instead of a new
+        one (no allocation per call in a filter's loop).
+    dtype : float32 or float64, default float64
+        The type of the new array when ``out`` is None (``out`` sets its own).
 
     Returns
     -------
-    ndarray of float64, shape (P, B)
+    ndarray, shape (P, B)
+        ``out`` if given. float32 ranges are the exact float64 ranges rounded
+        once (to nearest).
 
     Notes
     -----
@@ -402,59 +418,212 @@ def scan_many(
     >>> grid = Grid(np.zeros((4, 4), bool), outside="solid")
     >>> scan_many(grid, [(1.5, 1.5, 0.0), (0.5, 0.5, np.pi)], [0.0], 10.0).tolist()
     [[2.5], [0.5]]
+
+    Into a float32 buffer, and with no range limit:
+
+    >>> ranges = np.empty((2, 1), np.float32)
+    >>> scan_many(grid, [(1.5, 1.5, 0.0), (0.5, 0.5, np.pi)], [0.0], 10.0, out=ranges) is ranges
+    True
+    >>> scan_many(Grid(np.zeros((4, 4), bool)), [(1.5, 1.5, 0.0)], [0.0], np.inf).tolist()
+    [[inf]]
     """
-    return _scan_many(grid, poses, angles, max_range, "poses")
+    return _scan_many(grid, poses, angles, max_range, "poses", out, dtype)
+
+
+_RANGE_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
+
+
+def _as_max_range(value: Any) -> float:
+    """``max_range`` as a float > 0; ``inf`` allowed (a beam that hits nothing reports it)."""
+    result = as_nonnegative_float("max_range", value, allow_inf=True)
+    if result == 0.0:
+        raise ValueError("max_range must be positive, got 0.0")
+    return result
+
+
+def _as_dtype(dtype: Any) -> np.dtype[Any]:
+    try:
+        result: np.dtype[Any] = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"dtype must be float32 or float64, got {dtype!r}") from None
+    if result not in _RANGE_DTYPES:
+        raise ValueError(f"dtype must be float32 or float64, got {result}")
+    return result
+
+
+def _check_out(
+    out: Any, shape: tuple[int, ...], dtypes: tuple[np.dtype[Any], ...], inputs: tuple[Any, ...]
+) -> NDArray[np.floating[Any]]:
+    """Return ``out`` if it can take the result: shape, dtype, C order, writable, no aliasing."""
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"out must be a NumPy array, got {type(out).__name__}")
+    if out.shape != shape:
+        raise ValueError(f"out must have shape {shape}, got {out.shape}")
+    if out.dtype not in dtypes:
+        names = " or ".join(str(d) for d in dtypes)
+        raise TypeError(f"out must have dtype {names} (native byte order), got {out.dtype}")
+    if not out.flags.c_contiguous:
+        raise ValueError("out must be C-contiguous")
+    if not out.flags.writeable:
+        raise ValueError("out must be writable")
+    if any(np.may_share_memory(out, array) for array in inputs):
+        raise ValueError("out must not share memory with the input arrays")
+    return out
 
 
 def _scan_many(
-    grid: Any, poses: Any, angles: Any, max_range: Any, pose_name: str
-) -> NDArray[np.float64]:
+    grid: Any, poses: Any, angles: Any, max_range: Any, pose_name: str, out: Any = None,
+    dtype: Any = np.float64,
+) -> NDArray[np.floating[Any]]:  # fmt: skip
     """``scan_many``; a ray whose numbers overflow names ``pose_name`` (row k)."""
     world = check_map(grid)
-    view = walk_map(world)[0]
     pose_array = _as_poses(poses)
     angle_array = _as_angles(angles)
-    max_range = as_positive_float("max_range", max_range)
+    max_range = _as_max_range(max_range)
     n_poses, n_beams = len(pose_array), len(angle_array)
-    if n_poses * n_beams == 0:
-        return np.empty((n_poses, n_beams))
+    shape = (n_poses, n_beams)
+    if out is None:
+        result = np.empty(shape, _as_dtype(dtype))
+    else:
+        result = _check_out(out, shape, _RANGE_DTYPES, (pose_array, angle_array))
+    if result.size == 0:
+        return result
+    flat = result.reshape(-1)  # a view: result is C-contiguous
+    direct = flat.dtype == np.float64  # else float64 scratch, rounded once into flat
+
+    def cast() -> None:
+        view, is_tilemap = walk_map(world)
+        if is_tilemap:
+            ranges = flat if direct else np.empty(flat.size)
+            _scan_tile_rays(world, view, pose_array, 0, angle_array, max_range, ranges, pose_name)
+            if not direct:
+                _round_into(flat, ranges)
+            return
+
+        def task(lo: int, hi: int) -> None:  # rays lo .. hi - 1, cast from the poses they need
+            first, end = lo // n_beams, -(-hi // n_beams)
+            base = first * n_beams
+            ranges = flat[base : end * n_beams] if direct else np.empty(hi - base)
+            _scan_grid_rays(world, view, pose_array[first:end], first, angle_array, max_range,
+                            lo - base, hi - base, ranges, pose_name)  # fmt: skip
+            if not direct:
+                _round_into(flat[lo:hi], ranges[lo - base :])
+
+        run_tasks(task, flat.size)
+
+    world._seen_whole(cast)
+    return result
+
+
+def _round_into(target: NDArray[np.floating[Any]], ranges: NDArray[np.float64]) -> None:
+    """Store float64 ranges into a float32 array, each rounded once (beyond 3.4e38: inf)."""
+    with np.errstate(over="ignore"):
+        target[...] = ranges
+
+
+def _scan_grid_rays(
+    world: Any, view: WalkMap, poses: NDArray[np.float64], first_pose: int,
+    angles: NDArray[np.float64], max_range: float, lo: int, hi: int,
+    distance: NDArray[np.float64], pose_name: str,
+) -> None:  # fmt: skip
+    """Cast rays lo .. hi - 1 of the scans of ``poses`` on a grid into ``distance[lo:hi]``.
+
+    Ray k is beam ``k % B`` of ``poses[k // B]``; ``poses`` may be a slice of
+    the caller's poses starting at row ``first_pose`` (error messages name
+    that row). Exact ranges, ``max_range`` where nothing is hit. Runs on the
+    calling thread (callers run such ranges on the pool, see ``run_tasks``).
+    """
     from tilecast._kernels.lanes import SCAN, cast_lanes
 
-    distance = np.empty(n_poses * n_beams)
-    status = np.zeros(distance.size, dtype=np.uint8)
-
-    def task(lo: int, hi: int) -> None:
-        cast_lanes(SCAN, lo, hi, view.info, view.variants, view.pixels, view.outside_solid,
-                   view.origin_x, view.origin_y, view.cell_width, view.cell_height, _NO_POINTS,
-                   _NO_POINTS, 1, _NO_LIMITS, pose_array, angle_array, max_range, 0, False,
-                   view.jump_min, distance, _NO_POINTS, _NO_POINTS, _NO_CELLS, _NO_INSIDE, status,
-                   False)  # fmt: skip
-
-    def cast() -> NDArray[np.float64]:
-        nonlocal view
-        view, is_tilemap = walk_map(world)
-        if not is_tilemap:
-            run_tasks(task, distance.size)
-            return distance
-        directions = beam_directions(pose_array, angle_array)
-        origins = np.ascontiguousarray(pose_array[:, :2])
-        ranges: NDArray[np.float64] = _cast(world, view, is_tilemap, origins, n_beams, directions,
-                                            np.array([max_range]), 0, False, n_poses * n_beams,
-                                            pose_name)[0]  # fmt: skip
-        return ranges
-
-    distance = world._seen_whole(cast)
-    for k in np.flatnonzero(status != 0):  # rare: beyond the compiled range
-        pose = pose_array[k // n_beams]
-        direction = beam_directions(pose[None], angle_array[k % n_beams : k % n_beams + 1])[0]
+    n_beams = len(angles)
+    status = np.zeros(hi, dtype=np.uint8)
+    cast_lanes(SCAN, lo, hi, view.info, view.variants, view.pixels, view.outside_solid,
+               view.origin_x, view.origin_y, view.cell_width, view.cell_height, _NO_POINTS,
+               _NO_POINTS, 1, _NO_LIMITS, poses, angles, max_range, 0, False, view.jump_min,
+               distance, _NO_POINTS, _NO_POINTS, _NO_CELLS, _NO_INSIDE, status,
+               False)  # fmt: skip
+    for k in np.flatnonzero(status[lo:hi]) + lo:  # rare: beyond the compiled range
+        pose = poses[k // n_beams]
+        direction = beam_directions(pose[None], angles[k % n_beams : k % n_beams + 1])[0]
         start, beam = (float(pose[0]), float(pose[1])), (float(direction[0]), float(direction[1]))
         hits = _farwalk.cast(world, start, beam, max_range, DIAGONAL_GAPS[0], False,
-                             f"{pose_name}[{k // n_beams}]")  # fmt: skip
+                             f"{pose_name}[{first_pose + k // n_beams}]")  # fmt: skip
         hit = next(hits, None)
         distance[k] = math.inf if hit is None else hit.distance
     # a miss is +inf; every hit lies within max_range
-    clipped: NDArray[np.float64] = np.minimum(distance, max_range, out=distance)
-    return clipped.reshape(n_poses, n_beams)
+    np.minimum(distance[lo:hi], max_range, out=distance[lo:hi])
+
+
+_POSE_ROW = re.compile(r"^(\w+)\[(\d+)\]")
+
+
+def _scan_tile_rays(
+    world: Any, view: WalkMap, poses: NDArray[np.float64], first_pose: int,
+    angles: NDArray[np.float64], max_range: float, distance: NDArray[np.float64], pose_name: str,
+) -> None:  # fmt: skip
+    """Cast every beam of ``poses`` on a tile map into ``distance`` (P * B,).
+
+    As :func:`_scan_grid_rays` does on a grid. Runs on the calling thread,
+    which must not be a pool thread: the cast itself runs in parallel.
+    """
+    n_beams = len(angles)
+    directions = beam_directions(poses, angles)
+    origins = np.ascontiguousarray(poses[:, :2])
+    try:
+        ranges = _cast(world, view, True, origins, n_beams, directions, np.array([max_range]), 0,
+                       False, len(distance), pose_name)[0]  # fmt: skip
+    except ValueError as exc:  # name the row among the caller's poses, not the slice's
+        message = str(exc)
+        match = _POSE_ROW.match(message)
+        if first_pose == 0 or match is None or match[1] != pose_name:
+            raise
+        row = first_pose + int(match[2])
+        raise ValueError(f"{pose_name}[{row}]{message[match.end() :]}") from None
+    np.minimum(ranges, max_range, out=distance)
+
+
+def _scan_chunks(
+    world: Any, poses: NDArray[np.float64], angles: NDArray[np.float64], max_range: float,
+    pose_name: str, evaluate: Callable[[int, int, NDArray[np.float64]], None],
+) -> None:  # fmt: skip
+    """Cast the scans of ``poses`` a chunk of poses at a time, never all at once.
+
+    For each chunk of poses ``first .. end - 1`` (all of a pose's beams in one
+    chunk), ``evaluate(first, end, ranges)`` gets their ranges, flat
+    ``((end - first) * B,)``, exactly as :func:`scan_many` returns them, in a
+    scratch buffer that is dropped afterwards. On a grid the chunks run in
+    parallel on the pool (``evaluate`` must be thread-safe: chunks are
+    disjoint); on a tile map one after another. The whole cast sees one
+    state of the map (``World._seen_whole``).
+    """
+    n_poses, n_beams = len(poses), len(angles)
+    if n_poses * n_beams == 0:
+        return
+
+    def cast() -> None:
+        view, is_tilemap = walk_map(world)
+        if is_tilemap:
+            step = max(1, 4 * TASK // n_beams)
+            for first in range(0, n_poses, step):
+                end = min(first + step, n_poses)
+                ranges = np.empty((end - first) * n_beams)
+                _scan_tile_rays(world, view, poses[first:end], first, angles, max_range, ranges,
+                                pose_name)  # fmt: skip
+                evaluate(first, end, ranges)
+            return
+
+        def task(lo: int, hi: int) -> None:  # the poses whose first beam is in lo .. hi - 1
+            first, end = -(-lo // n_beams), -(-hi // n_beams)
+            if first == end:
+                return
+            ranges = np.empty((end - first) * n_beams)
+            _scan_grid_rays(world, view, poses[first:end], first, angles, max_range, 0,
+                            len(ranges), ranges, pose_name)  # fmt: skip
+            evaluate(first, end, ranges)
+
+        run_tasks(task, n_poses * n_beams)
+
+    world._seen_whole(cast)
 
 
 def beam_directions(poses: Any, angles: Any) -> NDArray[np.float64]:
@@ -481,9 +650,18 @@ def beam_directions(poses: Any, angles: Any) -> NDArray[np.float64]:
 
 
 def scan(
-    grid: Grid | TileMap | np.ndarray, pose: Any, angles: Any, max_range: float
-) -> NDArray[np.float64]:
-    """Lidar-style ranges for one pose ``(x, y, theta)``; see :func:`scan_many`.
+    grid: Grid | TileMap | np.ndarray,
+    pose: Any,
+    angles: Any,
+    max_range: float,
+    *,
+    out: NDArray[np.floating[Any]] | None = None,
+    dtype: Any = np.float64,
+) -> NDArray[np.floating[Any]]:
+    """Lidar-style ranges for one pose ``(x, y, theta)``, shape (B,); see :func:`scan_many`.
+
+    ``out`` (a float32 or float64 array of shape (B,)), ``dtype`` and
+    ``max_range=inf`` work as for :func:`scan_many`.
 
     Examples
     --------
@@ -492,6 +670,8 @@ def scan(
     >>> grid = Grid(np.zeros((3, 3), bool), outside="solid")
     >>> scan(grid, (1.5, 1.5, np.pi / 2), [0.0, np.pi / 2], 5.0).tolist()
     [1.5, 1.5]
+    >>> scan(grid, (1.5, 1.5, 0.0), [0.0], 5.0, dtype=np.float32).dtype
+    dtype('float32')
     """
     check_map(grid)
     if isinstance(pose, str | bytes) or not hasattr(pose, "__len__") or len(pose) != 3:
@@ -499,5 +679,12 @@ def scan(
     x = as_finite_float("pose[0]", pose[0])
     y = as_finite_float("pose[1]", pose[1])
     theta = as_finite_float("pose[2]", pose[2])
-    ranges: NDArray[np.float64] = _scan_many(grid, [(x, y, theta)], angles, max_range, "pose")[0]
-    return ranges
+    if out is None:
+        ranges: NDArray[np.floating[Any]] = _scan_many(
+            grid, [(x, y, theta)], angles, max_range, "pose", None, dtype
+        )[0]
+        return ranges
+    n_beams = len(_as_angles(angles))
+    _check_out(out, (n_beams,), _RANGE_DTYPES, (angles,))
+    _scan_many(grid, [(x, y, theta)], angles, max_range, "pose", out.reshape(1, n_beams))
+    return out

@@ -1,0 +1,296 @@
+"""Particle-filter sensor models: ``scan_likelihood`` and ``BeamModel``.
+
+A Monte Carlo localisation step asks, for each of N poses, how likely the
+measured scan is given the map: the exact ranges the pose would see
+(``scan_many``), then ``log p(observed | expected)`` summed over the beams.
+``scan_likelihood`` does both in one call, a chunk of poses at a time, so the
+(N, B) ranges never exist as one array. The sensor model is the beam model of
+Probabilistic Robotics (section 6.3) or a lookup table as range_libc's
+``set_sensor_model`` takes it (docs/sensor.md).
+
+This module checks and shapes the input; the kernels are in
+:mod:`tilecast._kernels.sensor`, the chunked cast in :mod:`tilecast.batch`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from tilecast._validate import as_finite_float, as_positive_float, as_real_array, check_map
+from tilecast.batch import _as_angles, _as_max_range, _as_poses, _check_out, _scan_chunks
+from tilecast.grid import Grid
+from tilecast.tiles import TileMap
+
+__all__ = ["BeamModel", "scan_likelihood"]
+
+_FLOAT64 = (np.dtype(np.float64),)
+
+
+@dataclass(frozen=True)
+class BeamModel:
+    """The beam model of a range finder (Probabilistic Robotics, section 6.3).
+
+    ``p(z | z*)`` for a reading ``z`` where the map says ``z*`` (the exact
+    range, at most ``max_range``) mixes four parts, all on [0, max_range]:
+
+    - hit: a Gaussian around ``z*`` (``sigma_hit``), normalised on [0, max_range];
+    - short: an exponential ``lambda_short * exp(-lambda_short * z)`` for
+      ``z <= z*``, normalised on [0, z*] (an unexpected obstacle; none when
+      ``z* == 0``);
+    - max: a point mass at ``max_range`` (no return: readings at or beyond
+      ``max_range`` count as ``max_range``);
+    - rand: uniform on [0, max_range).
+
+    Parameters
+    ----------
+    z_hit, z_short, z_max, z_rand : float
+        The weights of the four parts: non-negative, with a positive sum.
+        They are divided by their sum, so the mixture integrates to one
+        whatever their scale.
+    sigma_hit : float
+        Standard deviation of the hit part, in world units (> 0).
+    lambda_short : float
+        Rate of the short part, per world unit (> 0).
+
+    Examples
+    --------
+    >>> from tilecast import BeamModel
+    >>> model = BeamModel(0.75, 0.01, 0.07, 0.12, sigma_hit=0.4, lambda_short=0.1)
+    >>> model.sigma_hit
+    0.4
+    >>> BeamModel(0.0, 0.0, 0.0, 0.0, 1.0, 1.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: z_hit + z_short + z_max + z_rand must be positive, got 0.0
+    """
+
+    z_hit: float
+    z_short: float
+    z_max: float
+    z_rand: float
+    sigma_hit: float
+    lambda_short: float
+
+    def __post_init__(self) -> None:
+        total = 0.0
+        for name in ("z_hit", "z_short", "z_max", "z_rand"):
+            value = as_finite_float(name, getattr(self, name))
+            if value < 0.0:
+                raise ValueError(f"{name} must be non-negative, got {value!r}")
+            object.__setattr__(self, name, value)
+            total += value
+        if not total > 0.0:
+            raise ValueError(f"z_hit + z_short + z_max + z_rand must be positive, got {total!r}")
+        for name in ("sigma_hit", "lambda_short"):
+            object.__setattr__(self, name, as_positive_float(name, getattr(self, name)))
+
+    def _weights(self) -> NDArray[np.float64]:
+        """Return the four weights divided by their sum."""
+        weights = np.array([self.z_hit, self.z_short, self.z_max, self.z_rand])
+        normalised: NDArray[np.float64] = weights / weights.sum()
+        return normalised
+
+
+def scan_likelihood(
+    grid: Grid | TileMap | np.ndarray,
+    poses: Any,
+    angles: Any,
+    observed: Any,
+    *,
+    max_range: float,
+    model: BeamModel | None = None,
+    table: Any = None,
+    table_resolution: float | None = None,
+    out: NDArray[np.float64] | None = None,
+) -> NDArray[np.float64]:
+    """Log-likelihood of a measured scan for each pose, shape (N,).
+
+    ``result[p] = sum over beams b of log p(observed[b] | expected[p, b])``,
+    where ``expected`` is exactly what :func:`scan_many` returns for the same
+    poses, angles and ``max_range`` (float64). The ranges are cast a chunk of
+    poses at a time into a small buffer per thread and evaluated there: the
+    (N, B) array is never built. The beams are summed in order, in float64.
+
+    Parameters
+    ----------
+    grid : Grid, TileMap or 2D bool array
+        The map (robotics maps usually want ``outside="solid"``).
+    poses : array_like, shape (N, 3)
+        ``(x, y, theta)`` per pose (particle), in world units and radians.
+    angles : array_like, shape (B,)
+        Beam angles relative to each pose's ``theta``.
+    observed : array_like, shape (B,)
+        The measured ranges, finite and non-negative, in world units.
+    max_range : float
+        The sensor's range: a beam that hits nothing expects ``max_range``.
+        ``inf`` is allowed with a ``table`` (such beams then use the table's
+        last column), not with a ``model`` (whose max and random parts live
+        on [0, max_range]).
+    model : BeamModel, optional
+        The beam model of Probabilistic Robotics 6.3 (see :class:`BeamModel`).
+    table : array_like, shape (R, C), optional
+        ``table[observed_index, expected_index]``: the probability of the
+        reading given the expected range, finite and non-negative, as
+        range_libc's ``set_sensor_model`` takes it. Give exactly one of
+        ``model`` and ``table``.
+    table_resolution : float
+        With ``table``: the range of one table step, in world units. A range
+        ``r`` has index ``min(round(r / table_resolution), len - 1)``
+        (``len`` is R for the observed index, C for the expected one),
+        rounding half to even (as :func:`numpy.rint`): with unit steps,
+        2.5 is index 2 and 3.5 index 4.
+    out : ndarray of float64, shape (N,), optional
+        A C-contiguous, writable array to fill and return.
+
+    Returns
+    -------
+    ndarray of float64, shape (N,)
+        ``out`` if given. ``-inf`` where a beam has probability 0 (a zero in
+        the table, or a model without a random part far from every wall).
+
+    Notes
+    -----
+    With a table, the logarithms of the rows the observed scan uses are
+    taken once per call (NumPy, ``len(set(observed indices)) * C`` of them);
+    each beam then costs one division, one rounding and one lookup. The beam
+    model costs two ``erf``, two ``exp`` and one ``log`` per beam, several
+    times the cast itself: a table is the fast choice for large filters.
+    See docs/sensor.md for range_libc's tables (pixel units, truncation).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tilecast import BeamModel, Grid, scan_likelihood
+    >>> grid = Grid(np.pad(np.zeros((8, 8), bool), 1, constant_values=True))
+    >>> poses = [(4.5, 4.5, 0.0), (2.5, 4.5, 0.0), (6.5, 3.5, 1.0)]
+    >>> angles = [0.0, np.pi]  # ranges from the first pose: 4.5 and 3.5
+    >>> observed = [4.5, 3.5]
+    >>> model = BeamModel(0.8, 0.05, 0.05, 0.1, sigma_hit=0.2, lambda_short=0.5)
+    >>> ll = scan_likelihood(grid, poses, angles, observed, max_range=20.0, model=model)
+    >>> int(np.argmax(ll)), bool(ll[0] > ll[1])
+    (0, True)
+
+    With a table of probabilities indexed in steps of 0.5 (expected range
+    4.5 is column 9):
+
+    >>> table = np.full((41, 41), 0.01)
+    >>> np.fill_diagonal(table, 0.5)
+    >>> ll = scan_likelihood(grid, poses, angles, observed, max_range=20.0, table=table,
+    ...                      table_resolution=0.5)
+    >>> np.round(ll, 4).tolist()
+    [-1.3863, -9.2103, -5.2983]
+    """
+    world = check_map(grid)
+    pose_array = _as_poses(poses)
+    angle_array = _as_angles(angles)
+    limit = _as_max_range(max_range)
+    n_poses, n_beams = len(pose_array), len(angle_array)
+    readings = _as_observed(observed, n_beams)
+    if (model is None) == (table is None):
+        raise ValueError("give exactly one of model= (a BeamModel) and table=")
+    if model is not None:
+        if not isinstance(model, BeamModel):
+            raise TypeError(f"model must be a tilecast.BeamModel, got {type(model).__name__}")
+        if table_resolution is not None:
+            raise ValueError("table_resolution goes with table=, not with model=")
+        if limit == math.inf:
+            raise ValueError(
+                "max_range must be finite with a BeamModel: its max-range and random parts "
+                "live on [0, max_range] (use a table, or the sensor's largest reading)"
+            )
+        evaluate = _beam_evaluator(model, readings, limit, n_beams)
+    else:
+        evaluate = _table_evaluator(table, table_resolution, readings, n_beams)
+    result: NDArray[np.float64] = np.empty(n_poses) if out is None else out
+    if out is not None:
+        _check_out(out, (n_poses,), _FLOAT64, (pose_array, angle_array, readings))
+    if n_beams == 0:
+        result[...] = 0.0  # no beam: the empty sum
+        return result
+
+    def evaluate_chunk(first: int, end: int, ranges: NDArray[np.float64]) -> None:
+        evaluate(ranges, result[first:end])
+
+    _scan_chunks(world, pose_array, angle_array, limit, "poses", evaluate_chunk)
+    return result
+
+
+def _as_observed(observed: Any, n_beams: int) -> NDArray[np.float64]:
+    array = as_real_array("observed", observed)
+    if array.shape != (n_beams,):
+        raise ValueError(f"observed must have shape ({n_beams},) (one reading per angle), "
+                         f"got {array.shape}")  # fmt: skip
+    array = np.ascontiguousarray(array, dtype=np.float64)
+    if not np.isfinite(array).all():
+        raise ValueError("observed must be finite (a sensor's 'no return' is max_range)")
+    if (array < 0.0).any():
+        raise ValueError("observed must be non-negative")
+    return array
+
+
+def _beam_evaluator(
+    model: BeamModel, readings: NDArray[np.float64], max_range: float, n_beams: int
+) -> Any:
+    from tilecast._kernels.sensor import beam_log_likelihood
+
+    weights = model._weights()
+    clipped = np.minimum(readings, max_range)  # a reading beyond max_range is a max reading
+    sigma, rate = model.sigma_hit, model.lambda_short
+
+    def evaluate(ranges: NDArray[np.float64], out: NDArray[np.float64]) -> None:
+        beam_log_likelihood(ranges, n_beams, clipped, weights, sigma, rate, max_range, out)
+
+    return evaluate
+
+
+def _table_evaluator(
+    table: Any, resolution: Any, readings: NDArray[np.float64], n_beams: int
+) -> Any:
+    from tilecast._kernels.sensor import table_log_likelihood
+
+    array = as_real_array("table", table)
+    if array.ndim != 2 or array.size == 0:
+        raise ValueError("table must be a non-empty 2D array [observed_index, expected_index], "
+                         f"got shape {array.shape}")  # fmt: skip
+    array = np.asarray(array, dtype=np.float64)
+    if not np.isfinite(array).all():
+        raise ValueError("table must be finite")
+    if (array < 0.0).any():
+        raise ValueError("table must be non-negative (probabilities)")
+    if resolution is None:
+        raise ValueError("table_resolution is required with table= (world units per table step)")
+    step = as_positive_float("table_resolution", resolution)
+    rows = _table_index(readings, step, array.shape[0])
+    used, row_of_beam = np.unique(rows, return_inverse=True)
+    with np.errstate(divide="ignore"):  # log(0) = -inf: a reading the table rules out
+        log_rows = np.ascontiguousarray(np.log(array[used]))
+    row_of_beam = np.ascontiguousarray(row_of_beam.reshape(-1), dtype=np.int64)
+    last = float(array.shape[1] - 1)
+
+    def evaluate(ranges: NDArray[np.float64], out: NDArray[np.float64]) -> None:
+        table_log_likelihood(ranges, n_beams, log_rows, row_of_beam, step, last, out)
+
+    return evaluate
+
+
+def _table_index(ranges: Any, resolution: float, length: int) -> NDArray[np.int64]:
+    """Table indices of ranges: ``min(round(r / resolution), length - 1)``, half to even.
+
+    The rule the table kernel applies to expected ranges (non-negative,
+    ``inf`` allowed): ``min`` first, so that huge ranges never overflow.
+
+    Examples
+    --------
+    >>> _table_index([0.0, 0.24, 0.25, 0.75, 1e300, float("inf")], 0.5, 4).tolist()
+    [0, 0, 0, 2, 3, 3]
+    """
+    array = np.asarray(ranges, dtype=np.float64)
+    indices: NDArray[np.int64] = np.rint(np.minimum(array / resolution, length - 1)).astype(
+        np.int64
+    )
+    return indices
