@@ -655,25 +655,37 @@ def walk(info, variants, pixels, outside_solid, tile_jump_min, ox, oy, pw, ph, m
             continue
 
         distance = t * norm
-        if event < 0:
-            i += sx
-            px += sx
-            if px == tw:
-                px = 0
-                big_i += 1
-            elif px < 0:
-                px = tw - 1
-                big_i -= 1
+        if event != 0:
+            on_x = event < 0  # the ray crosses a column line (else a row line)
+            if on_x:
+                i += sx
+                px += sx
+                if px == tw:
+                    px = 0
+                    big_i += 1
+                elif px < 0:
+                    px = tw - 1
+                    big_i -= 1
+            else:
+                j += sy
+                py += sy
+                if py == th:
+                    py = 0
+                    big_j += 1
+                elif py < 0:
+                    py = th - 1
+                    big_j -= 1
             value = _tile_value(info, q, variants, pixels, outside, big_i, big_j, px, py)
             if value == SOLID and not (mode == SIGHT and i == i_last and j == j_last):
                 if mode == SIGHT:
                     status = FOUND
                     break
                 e_f0 = distance
-                e_x = ox + nx * pw
-                e_y = y0 + t * dy
-                e_nx = x_normal
-                e_ny = 0.0
+                # the coordinate on the crossed line is the line's own
+                e_x = ox + nx * pw if on_x else x0 + t * dx
+                e_y = y0 + t * dy if on_x else oy + ny * ph
+                e_nx = x_normal if on_x else 0.0
+                e_ny = 0.0 if on_x else y_normal
                 e_ci = big_i
                 e_cj = big_j
                 e_flag = np.int64(0)
@@ -688,41 +700,10 @@ def walk(info, variants, pixels, outside_solid, tile_jump_min, ox, oy, pw, ph, m
                 if not (0 <= i < pcols and 0 <= j < prows):
                     status = DONE
                     break
-            nx += sx
-        elif event > 0:
-            j += sy
-            py += sy
-            if py == th:
-                py = 0
-                big_j += 1
-            elif py < 0:
-                py = th - 1
-                big_j -= 1
-            value = _tile_value(info, q, variants, pixels, outside, big_i, big_j, px, py)
-            if value == SOLID and not (mode == SIGHT and i == i_last and j == j_last):
-                if mode == SIGHT:
-                    status = FOUND
-                    break
-                e_f0 = distance
-                e_x = x0 + t * dx
-                e_y = oy + ny * ph
-                e_nx = 0.0
-                e_ny = y_normal
-                e_ci = big_i
-                e_cj = big_j
-                e_flag = np.int64(0)
-                e_px = px
-                e_py = py
-                if mode == FIRST:
-                    status = FOUND
-                    break
-                _record(out_f, out_i, count, e_f0, e_x, e_y, e_nx, e_ny, e_ci, e_cj, e_flag,
-                        e_px, e_py)  # fmt: skip
-                count += 1
-                if not (0 <= i < pcols and 0 <= j < prows):
-                    status = DONE
-                    break
-            ny += sy
+            if on_x:
+                nx += sx
+            else:
+                ny += sy
         else:
             # a lattice point: the shoulders (i + sx, j) and (i, j + sy)
             a_solid = _cell_value(info, q, variants, pixels, outside, tw, th, i + sx, j) == SOLID
