@@ -263,3 +263,30 @@ def test_alpha_solidity_from_the_tileset_image(tmp_path):
     (tmp_path / "tiles.png").unlink()
     with pytest.raises(MapLoadError, match=r"tiles\.png not found"):
         load_tiled(path, solid="alpha")
+
+
+def test_a_default_layer_that_fills_every_cell_is_warned_about(tmp_path, caplog):
+    # issue 15: Tiled's examples/desert.tmx has one layer, the ground: read by the
+    # "only visible tile layer" rule, every cell is a wall; the loader says so
+    tmx = (
+        '<map orientation="orthogonal" width="3" height="2" tilewidth="8" tileheight="8">'
+        '<tileset firstgid="1" name="t" tilewidth="8" tileheight="8" tilecount="4"/>'
+        '<layer name="Ground" width="3" height="2"><data encoding="csv">1,2,1,3,1,4</data>'
+        "</layer></map>"
+    )
+    path = tmp_path / "desert.tmx"
+    path.write_text(tmx)
+    with caplog.at_level("WARNING", logger="tilecast"):
+        grid = load_tiled(path)
+    assert grid.solid.all()
+    warned = [r for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warned) == 1 and "every cell is solid" in warned[0].getMessage()
+    assert "'Ground'" in warned[0].getMessage() and "layer='name'" in warned[0].getMessage()
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="tilecast"):
+        chosen = load_tiled(path, layer="Ground")  # the caller's own choice: no warning
+    assert chosen.solid.all() and not caplog.records
+    path.write_text(tmx.replace("1,2,1,3,1,4", "1,2,1,3,0,4"))
+    with caplog.at_level("WARNING", logger="tilecast"):
+        assert not load_tiled(path).solid.all()
+    assert not caplog.records

@@ -488,6 +488,14 @@ def load_tiled(
         rule,
         int(solid_cells.sum()),
     )
+    if layer is None and solid_cells.all():
+        # Tiled's own desert.tmx: its one layer is the ground, every cell filled
+        logger.warning(
+            "%s: every cell is solid: layer(s) %s look like floor, not walls; pass "
+            "layer='name' and solid=... to choose",
+            path,
+            ", ".join(repr(lay.name) for lay in chosen),
+        )
     origin = (tmap.origin_cell[0] * tmap.tilewidth, tmap.origin_cell[1] * tmap.tileheight)
     grid = Grid(
         solid_cells,
