@@ -198,15 +198,17 @@ def _prepare(
     return prepared
 
 
-def _cone_points(p: tuple[float, float], cone: tuple[float, float, float]) -> tuple[float, ...]:
+def _cone_trig(cone: tuple[float, float, float]) -> tuple[float, float, float, float]:
+    """Directions of the cone's two edges (cos, sin of each)."""
     mid, half, _ = cone
+    return math.cos(mid - half), math.sin(mid - half), math.cos(mid + half), math.sin(mid + half)
+
+
+def _cone_points(p: tuple[float, float], cone: tuple[float, float, float]) -> tuple[float, ...]:
+    """Points on the cone's edges, one unit (or |p|) from p: the sweep's start and end."""
+    c1, s1, c2, s2 = _cone_trig(cone)
     scale = max(1.0, abs(p[0]), abs(p[1]))
-    return (
-        p[0] + scale * math.cos(mid - half),
-        p[1] + scale * math.sin(mid - half),
-        p[0] + scale * math.cos(mid + half),
-        p[1] + scale * math.sin(mid + half),
-    )
+    return (p[0] + scale * c1, p[1] + scale * s1, p[0] + scale * c2, p[1] + scale * s2)
 
 
 # ------------------------------------------------------------------- public

@@ -1,0 +1,708 @@
+"""Prepared visibility (Numba): which walls can matter to one observer, then the same sweep.
+
+A :class:`~tilecast.VisibilityScene` keeps its walls in a uniform grid of
+square cells, the pairs of walls that touch or cross, and the walls' pieces
+(split where they cross) in lexicographic order. A query:
+
+1. floods the cells outward from the observer's, skipping a cell when every
+   direction it spans is hidden nearer than the cell by a wall seen so far
+   (an angular occlusion buffer of ``BINS`` wedges, each holding how far away
+   a wall spanning it certainly hides everything; float angles and
+   distances with wide margins, so a skip is never wrong). The walls of the
+   cells not skipped are a superset of the walls the answer touches;
+2. adds the walls that touch or cross those (they cut them into the same
+   pieces) and the wall whose piece comes first in lexicographic order (the
+   sweep starts from it);
+3. runs :func:`~tilecast._kernels.visibility.prepare_walls`'s steps and
+   :func:`~tilecast._kernels.visibility.sweep` on that subset, in the walls'
+   original order: the answer of ``visibility_polygon`` on all the walls.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from tilecast._kernels.geometry import SAFE_EXPONENT, orient2d
+from tilecast._kernels.visibility import (
+    finish_walls,
+    near_walls,
+    row_order,
+    split_pairs,
+    split_segments,
+    sweep,
+)
+
+#: Angular wedges of the occlusion buffer (pseudo-angles in [0, 4)).
+BINS = 1024
+_WIDTH = 4.0 / BINS
+_EPS = 1e-9  # pseudo-angle margin, far above the rounding of one division
+_FAR = 1.0 + 1e-6  # relative margin on a distance a wall hides beyond
+_LOW = 2.0**-SAFE_EXPONENT
+_HIGH = 2.0**402  # 4 * 2**400: the largest coordinate a prepared wall may have
+
+
+# ------------------------------------------------------------------ building
+@njit(cache=True)
+def _sort_ints(keys):
+    """Indices of ``keys`` (int64) in ascending order, ties in input order (merge sort)."""
+    n = keys.shape[0]
+    order = np.arange(n)
+    tmp = np.empty(n, dtype=np.int64)
+    width = 1
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            i, j, k = lo, mid, lo
+            while i < mid and j < hi:
+                if keys[order[j]] < keys[order[i]]:
+                    tmp[k] = order[j]
+                    j += 1
+                else:
+                    tmp[k] = order[i]
+                    i += 1
+                k += 1
+            while i < mid:
+                tmp[k] = order[i]
+                i += 1
+                k += 1
+            while j < hi:
+                tmp[k] = order[j]
+                j += 1
+                k += 1
+        order, tmp = tmp, order
+        width *= 2
+    return order
+
+
+@njit(cache=True)
+def _cell_span(lo, hi, x0, h, n):
+    """Cells ``a .. b`` (inclusive, clamped to 0 .. n-1) a closed interval meets."""
+    a = max(int(math.floor((lo - x0) / h)), 0)
+    b = min(int(math.floor((hi - x0) / h)), n - 1)
+    return a, b
+
+
+@njit(cache=True)
+def build_cells(segs, x0, y0, h, nx, ny, slack):
+    """CSR lists of the walls meeting each cell (row-major), each widened by ``slack``."""
+    m = segs.shape[0]
+    counts = np.zeros(nx * ny + 1, dtype=np.int64)
+    starts = counts
+    fill = counts
+    members = np.empty(0, dtype=np.int64)
+    for rep in range(2):
+        if rep == 1:
+            starts = np.empty(nx * ny + 1, dtype=np.int64)
+            starts[0] = 0
+            for c in range(nx * ny):
+                starts[c + 1] = starts[c] + counts[c + 1]
+            fill = starts[:-1].copy()
+            members = np.empty(starts[-1], dtype=np.int64)
+        for i in range(m):
+            ax, ay, bx, by = segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3]
+            ymin, ymax = min(ay, by), max(ay, by)
+            r0, r1 = _cell_span(ymin - slack, ymax + slack, y0, h, ny)
+            for r in range(r0, r1 + 1):
+                if ay == by:
+                    xa, xb = ax, bx
+                else:  # x range of the wall inside the row (widened by the slack)
+                    lo = max(y0 + r * h - slack, ymin)
+                    hi = min(y0 + (r + 1) * h + slack, ymax)
+                    slope = (bx - ax) / (by - ay)
+                    xa = ax + (lo - ay) * slope
+                    xb = ax + (hi - ay) * slope
+                c0, c1 = _cell_span(min(xa, xb) - slack, max(xa, xb) + slack, x0, h, nx)
+                for c in range(c0, c1 + 1):
+                    cell = r * nx + c
+                    if rep == 0:
+                        counts[cell + 1] += 1
+                    else:
+                        members[fill[cell]] = i
+                        fill[cell] += 1
+    return starts, members
+
+
+@njit(cache=True)
+def _touch(segs, i, j):
+    """Do walls i and j share a point (exactly)?"""
+    ax, ay, bx, by = segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3]
+    cx, cy, dx, dy = segs[j, 0], segs[j, 1], segs[j, 2], segs[j, 3]
+    if (
+        max(ax, bx) < min(cx, dx)
+        or max(cx, dx) < min(ax, bx)
+        or max(ay, by) < min(cy, dy)
+        or max(cy, dy) < min(ay, by)
+    ):
+        return False
+    o1 = orient2d(ax, ay, bx, by, cx, cy)
+    o2 = orient2d(ax, ay, bx, by, dx, dy)
+    o3 = orient2d(cx, cy, dx, dy, ax, ay)
+    o4 = orient2d(cx, cy, dx, dy, bx, by)
+    return o1 * o2 <= 0 and o3 * o4 <= 0  # all four 0: collinear, boxes overlap
+
+
+@njit(cache=True)
+def build_touching(segs, starts, members):
+    """CSR lists of the walls each wall touches or crosses (from the cells they share)."""
+    m = segs.shape[0]
+    keys = np.empty(64, dtype=np.int64)
+    n = 0
+    for cell in range(starts.shape[0] - 1):
+        for p in range(starts[cell], starts[cell + 1]):
+            for q in range(p + 1, starts[cell + 1]):
+                i, j = members[p], members[q]
+                if _touch(segs, i, j):
+                    if n + 2 > keys.shape[0]:
+                        grown = np.empty(2 * keys.shape[0], dtype=np.int64)
+                        grown[:n] = keys[:n]
+                        keys = grown
+                    keys[n] = i * m + j
+                    keys[n + 1] = j * m + i
+                    n += 2
+    keys = keys[:n]
+    order = _sort_ints(keys)
+    nb_start = np.zeros(m + 1, dtype=np.int64)
+    nb = np.empty(n, dtype=np.int64)
+    count = 0
+    last = -1
+    for k in range(n):
+        key = keys[order[k]]
+        if key == last:
+            continue
+        last = key
+        nb[count] = key % m
+        nb_start[key // m + 1] += 1
+        count += 1
+    for i in range(m):
+        nb_start[i + 1] += nb_start[i]
+    return nb_start, nb[:count].copy()
+
+
+@njit(cache=True)
+def lex_pieces(segs):
+    """The walls' pieces (split where they cross), ends in canonical order, sorted.
+
+    Returns the rows and the wall each comes from; the sweep starts from the
+    first row not in line with the observer.
+    """
+    pieces, source = split_segments(segs)
+    for k in range(pieces.shape[0]):
+        x0, y0, x1, y1 = pieces[k, 0], pieces[k, 1], pieces[k, 2], pieces[k, 3]
+        if x0 > x1 or (x0 == x1 and y0 > y1):
+            pieces[k, 0], pieces[k, 1], pieces[k, 2], pieces[k, 3] = x1, y1, x0, y0
+    order = row_order(pieces)
+    rows = np.empty_like(pieces)
+    src = np.empty(pieces.shape[0], dtype=np.int64)
+    for k in range(order.shape[0]):
+        for c in range(4):
+            rows[k, c] = pieces[order[k], c]
+        src[k] = source[order[k]]
+    return rows, src
+
+
+# --------------------------------------------------------- occlusion buffer
+@njit(cache=True)
+def _pseudo(dx, dy):
+    """A pseudo-angle of (dx, dy) in [0, 4): monotone in the angle, one division."""
+    if dy >= 0.0:
+        if dx >= 0.0:
+            return dy / (dx + dy) if dx + dy > 0.0 else 0.0
+        return 1.0 - dx / (dy - dx)
+    if dx < 0.0:
+        return 2.0 - dy / (-dx - dy)
+    return 3.0 + dx / (dx - dy)
+
+
+@njit(cache=True)
+def wedge_directions():
+    """Directions of the wedges' boundaries, pseudo-angle k * 4 / BINS, and their lengths."""
+    dirs = np.empty((BINS, 3))
+    for k in range(BINS):
+        s = k * _WIDTH
+        quarter = int(s)
+        f = s - quarter
+        if quarter == 0:
+            dx, dy = 1.0 - f, f
+        elif quarter == 1:
+            dx, dy = -f, 1.0 - f
+        elif quarter == 2:
+            dx, dy = f - 1.0, -f
+        else:
+            dx, dy = f, f - 1.0
+        dirs[k, 0], dirs[k, 1], dirs[k, 2] = dx, dy, math.hypot(dx, dy)
+    return dirs
+
+
+@njit(cache=True)
+def _boundary_distance(dirs, k, px, py, ax, ay, ex, ey, far):
+    """How far along wedge boundary k the wall's line lies (at most ``far``, with margin)."""
+    dx, dy, length = dirs[k % BINS, 0], dirs[k % BINS, 1], dirs[k % BINS, 2]
+    den = dx * ey - dy * ex
+    if abs(den) < 1e-6 * length * math.hypot(ex, ey):
+        return far  # nearly parallel: the end's distance bounds it
+    t = ((ax - px) * ey - (ay - py) * ex) / den
+    if not t > 0.0:
+        return far
+    return min(far, t * length * _FAR)
+
+
+@njit(cache=True)
+def _occlude(cover, dirs, px, py, ax, ay, bx, by):
+    """Record that the wall a-b hides, in each wedge it spans, what lies beyond it."""
+    o = orient2d(px, py, ax, ay, bx, by)
+    if o == 0 or o == 2:
+        return  # in line with the observer: it hides nothing
+    if o < 0:
+        ax, ay, bx, by = bx, by, ax, ay
+    la = math.hypot(ax - px, ay - py)
+    lb = math.hypot(bx - px, by - py)
+    if (ax - px) * (by - py) - (ay - py) * (bx - px) <= 1e-9 * la * lb:
+        return  # too close to in line for float angles
+    lo = _pseudo(ax - px, ay - py) + _EPS
+    hi = _pseudo(bx - px, by - py) - _EPS
+    if hi < lo - 2.0:
+        hi += 4.0
+    k0 = int(math.ceil(lo / _WIDTH))
+    k1 = int(math.floor(hi / _WIDTH)) - 1
+    if k1 < k0:
+        return
+    far = max(la, lb) * _FAR
+    ex, ey = bx - ax, by - ay
+    d0 = _boundary_distance(dirs, k0, px, py, ax, ay, ex, ey, far)
+    for k in range(k0, k1 + 1):
+        d1 = _boundary_distance(dirs, k + 1, px, py, ax, ay, ex, ey, far)
+        b = k % BINS
+        cover[b] = min(cover[b], max(d0, d1))
+        d0 = d1
+
+
+@njit(cache=True)
+def _hidden(cover, px, py, cx0, cy0, cx1, cy1, margin):
+    """Is every point of the cell hidden behind walls recorded in ``cover``?"""
+    if cx0 - margin <= px <= cx1 + margin and cy0 - margin <= py <= cy1 + margin:
+        return False
+    gx = max(cx0 - px, 0.0, px - cx1)
+    gy = max(cy0 - py, 0.0, py - cy1)
+    near = math.hypot(gx, gy) * (1.0 - 1e-9) - margin
+    centre = _pseudo(0.5 * (cx0 + cx1) - px, 0.5 * (cy0 + cy1) - py)
+    lo = 4.0
+    hi = -4.0
+    for corner in range(4):
+        x = cx0 if corner % 2 == 0 else cx1
+        y = cy0 if corner < 2 else cy1
+        d = _pseudo(x - px, y - py) - centre
+        if d > 2.0:
+            d -= 4.0
+        elif d < -2.0:
+            d += 4.0
+        lo = min(lo, d)
+        hi = max(hi, d)
+    if hi - lo >= 1.9:
+        return False
+    lo += centre - _EPS
+    hi += centre + _EPS
+    if lo < 0.0:
+        lo += 4.0
+        hi += 4.0
+    for k in range(int(math.floor(lo / _WIDTH)), int(math.floor(hi / _WIDTH)) + 1):
+        if not cover[k % BINS] < near:
+            return False
+    return True
+
+
+# ------------------------------------------------------------------ queries
+@njit(cache=True)
+def _mark(i, stamp, seen, chosen, count):
+    if seen[i] != stamp:
+        seen[i] = stamp
+        chosen[count] = i
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def _mark_touching(i, nb_start, nb, stamp, seen, chosen, count):
+    count = _mark(i, stamp, seen, chosen, count)
+    for k in range(nb_start[i], nb_start[i + 1]):
+        count = _mark(nb[k], stamp, seen, chosen, count)
+    return count
+
+
+@njit(cache=True)
+def _min_x_in_disc(ax, ay, bx, by, px, py, radius):
+    """Smallest x of the wall's part in the closed disc (radius <= 0: no disc); inf if none."""
+    if radius <= 0.0:
+        return min(ax, bx)
+    ex, ey = bx - ax, by - ay
+    qa = ex * ex + ey * ey
+    qb = (ax - px) * ex + (ay - py) * ey
+    qc = (ax - px) ** 2 + (ay - py) ** 2 - radius * radius
+    if qa == 0.0:
+        return ax if qc <= 0.0 else np.inf
+    disc = qb * qb - qa * qc
+    if disc < 0.0:
+        return np.inf
+    root = math.sqrt(disc)
+    t0 = max((-qb - root) / qa, 0.0)
+    t1 = min((-qb + root) / qa, 1.0)
+    if t0 > t1:
+        return np.inf
+    return min(ax + t0 * ex, ax + t1 * ex)
+
+
+@njit(cache=True)
+def _surely_kept_x(ax, ay, bx, by, px, py, radius):
+    """Smallest x of a wall that surely leaves a piece for the sweep (inf: not sure)."""
+    la = math.hypot(ax - px, ay - py)
+    lb = math.hypot(bx - px, by - py)
+    if abs((ax - px) * (by - py) - (ay - py) * (bx - px)) <= 1e-6 * la * lb:
+        return np.inf  # (nearly) in line with the observer: may be dropped
+    if radius <= 0.0:
+        return min(ax, bx)
+    return _min_x_in_disc(ax, ay, bx, by, px, py, radius * (1.0 - 1e-6))
+
+
+@njit(cache=True)
+def _flood(
+    segs, x0, y0, h, nx, ny, starts, members, dirs, extras,
+    px, py, radius, box, seen, cell_seen, stamp,
+):  # fmt: skip
+    """Walls of the cells not hidden, flooding outward from the observer's (marked in ``seen``)."""
+    scale = max(abs(x0), abs(y0), abs(x0 + nx * h), abs(y0 + ny * h), abs(px), abs(py), radius)
+    margin = 1e-9 * scale + 1e-300
+    chosen = np.empty(segs.shape[0], dtype=np.int64)
+    count = 0
+    cover = np.full(BINS, np.inf)
+    for e in range(extras.shape[0]):
+        _occlude(cover, dirs, px, py, extras[e, 0], extras[e, 1], extras[e, 2], extras[e, 3])
+    # 1. flood the cells outward from the observer's
+    queue = np.empty(nx * ny, dtype=np.int64)
+    start = int(math.floor((py - y0) / h)) * nx + int(math.floor((px - x0) / h))
+    queue[0] = start
+    cell_seen[start] = stamp
+    head, tail = 0, 1
+    reach = radius * (1.0 + 1e-9) + margin
+    while head < tail:
+        cell = queue[head]
+        head += 1
+        r, c = cell // nx, cell % nx
+        cx0, cy0 = x0 + c * h, y0 + r * h
+        cx1, cy1 = cx0 + h, cy0 + h
+        if radius > 0.0:
+            gx = max(cx0 - px, 0.0, px - cx1)
+            gy = max(cy0 - py, 0.0, py - cy1)
+            if math.hypot(gx, gy) > reach:
+                continue
+        if box.shape[0] == 4 and (
+            cx1 < box[0] - margin
+            or cx0 > box[2] + margin
+            or cy1 < box[1] - margin
+            or cy0 > box[3] + margin
+        ):
+            continue
+        if _hidden(cover, px, py, cx0, cy0, cx1, cy1, margin):
+            continue
+        for k in range(starts[cell], starts[cell + 1]):
+            i = members[k]
+            if seen[i] != stamp:
+                seen[i] = stamp
+                chosen[count] = i
+                count += 1
+                _occlude(cover, dirs, px, py, segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3])
+        for step in range(4):
+            rr = r + (1 if step == 0 else -1 if step == 1 else 0)
+            cc = c + (1 if step == 2 else -1 if step == 3 else 0)
+            if 0 <= rr < ny and 0 <= cc < nx and cell_seen[rr * nx + cc] != stamp:
+                cell_seen[rr * nx + cc] = stamp
+                queue[tail] = rr * nx + cc
+                tail += 1
+    return chosen[:count].copy()
+
+
+@njit(cache=True)
+def choose_walls(
+    segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, dirs, extras,
+    px, py, radius, box, lex_rows, lex_src, seen, cell_seen, stamp,
+):  # fmt: skip
+    """The original indices (ascending) of a superset of the walls the answer depends on.
+
+    ``box`` is (x0, y0, x1, y1) or empty; ``lex_rows``/``lex_src`` the sorted
+    pieces of all the walls with the query's extras (empty rows: find the
+    first piece's wall here, for queries whose pieces depend on the observer).
+    """
+    m = segs.shape[0]
+    scale = max(abs(x0), abs(y0), abs(x0 + nx * h), abs(y0 + ny * h), abs(px), abs(py), radius)
+    margin = 1e-9 * scale + 1e-300
+    reach = radius * (1.0 + 1e-9) + margin
+    chosen = _flood(
+        segs, x0, y0, h, nx, ny, starts, members, dirs, extras,
+        px, py, radius, box, seen, cell_seen, stamp,
+    )  # fmt: skip
+    count = visible = chosen.shape[0]
+    chosen = np.concatenate((chosen, np.empty(m - count, dtype=np.int64)))
+    # 2. the first piece in lexicographic order: the sweep starts from it
+    if lex_rows.shape[0] > 0:
+        for k in range(lex_rows.shape[0]):
+            if orient2d(px, py, lex_rows[k, 0], lex_rows[k, 1], lex_rows[k, 2], lex_rows[k, 3]):
+                j = k
+                while j < lex_rows.shape[0] and (
+                    lex_rows[j, 0] == lex_rows[k, 0]
+                    and lex_rows[j, 1] == lex_rows[k, 1]
+                    and lex_rows[j, 2] == lex_rows[k, 2]
+                    and lex_rows[j, 3] == lex_rows[k, 3]
+                ):
+                    if lex_src[j] < m:
+                        count = _mark_touching(lex_src[j], nb_start, nb, stamp, seen, chosen, count)
+                    j += 1
+                break
+    else:
+        # Pieces depend on the observer (radius, circles): take every wall
+        # whose part in the disc reaches left to within a margin of a piece
+        # that surely exists; the first piece is among theirs.
+        best = np.inf
+        for k in range(visible):
+            i = chosen[k]
+            x = _surely_kept_x(segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3], px, py, radius)
+            best = min(best, x)
+        for e in range(extras.shape[0]):
+            x = _surely_kept_x(
+                extras[e, 0], extras[e, 1], extras[e, 2], extras[e, 3], px, py, radius
+            )
+            best = min(best, x)
+        best += 1e-6 * scale + 1e-300
+        lo_y, hi_y = y0, y0 + ny * h
+        lo_x = x0
+        if radius > 0.0:
+            lo_y, hi_y, lo_x = py - reach, py + reach, px - reach
+        c0, c1 = _cell_span(lo_x, min(best, x0 + nx * h), x0, h, nx)
+        r0, r1 = _cell_span(lo_y, hi_y, y0, h, ny)
+        for r in range(r0, r1 + 1):
+            for c in range(c0, c1 + 1):
+                cell = r * nx + c
+                for k in range(starts[cell], starts[cell + 1]):
+                    i = members[k]
+                    x = _min_x_in_disc(
+                        segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3], px, py,
+                        radius * (1.0 + 1e-6) + margin if radius > 0.0 else 0.0,
+                    )  # fmt: skip
+                    if x - 1e-6 * scale <= best:
+                        count = _mark_touching(i, nb_start, nb, stamp, seen, chosen, count)
+    # 3. walls touching a chosen one cut it into the same pieces
+    for k in range(visible):
+        i = chosen[k]
+        for q in range(nb_start[i], nb_start[i + 1]):
+            count = _mark(nb[q], stamp, seen, chosen, count)
+    for e in range(extras.shape[0]):
+        ex0, ex1 = min(extras[e, 0], extras[e, 2]), max(extras[e, 0], extras[e, 2])
+        ey0, ey1 = min(extras[e, 1], extras[e, 3]), max(extras[e, 1], extras[e, 3])
+        c0, c1 = _cell_span(ex0 - margin, ex1 + margin, x0, h, nx)
+        r0, r1 = _cell_span(ey0 - margin, ey1 + margin, y0, h, ny)
+        for r in range(r0, r1 + 1):
+            for c in range(c0, c1 + 1):
+                cell = r * nx + c
+                for k in range(starts[cell], starts[cell + 1]):
+                    i = members[k]
+                    if (
+                        min(segs[i, 0], segs[i, 2]) <= ex1 + margin
+                        and max(segs[i, 0], segs[i, 2]) >= ex0 - margin
+                        and min(segs[i, 1], segs[i, 3]) <= ey1 + margin
+                        and max(segs[i, 1], segs[i, 3]) >= ey0 - margin
+                    ):
+                        count = _mark(i, stamp, seen, chosen, count)
+    chosen = chosen[:count]
+    return chosen[_sort_ints(chosen)]
+
+
+@njit(cache=True)
+def _boxes_meet(walls, i, j):
+    return (
+        min(walls[i, 0], walls[i, 2]) <= max(walls[j, 0], walls[j, 2])
+        and min(walls[j, 0], walls[j, 2]) <= max(walls[i, 0], walls[i, 2])
+        and min(walls[i, 1], walls[i, 3]) <= max(walls[j, 1], walls[j, 3])
+        and min(walls[j, 1], walls[j, 3]) <= max(walls[i, 1], walls[i, 3])
+    )
+
+
+@njit(cache=True)
+def prepare_chosen(segs, chosen, nb_start, nb, extras, px, py, radius, seen, stamp, position):
+    """``prepare_walls`` on the chosen walls (ascending) and the extras, pairs from the lists."""
+    if radius > 0.0:
+        keep = near_walls(segs[chosen], px, py, radius)
+    else:
+        keep = np.ones(chosen.shape[0], dtype=np.bool_)
+    count = 0
+    for k in range(chosen.shape[0]):
+        i = chosen[k]
+        position[i] = count if keep[k] else -1
+        count += keep[k]
+    n_extra = extras.shape[0]
+    walls = np.empty((count + n_extra, 4))
+    for k in range(chosen.shape[0]):
+        i = chosen[k]
+        if position[i] >= 0:
+            for c in range(4):
+                walls[position[i], c] = segs[i, c]
+    for e in range(n_extra):
+        for c in range(4):
+            walls[count + e, c] = extras[e, c]
+    # Candidate pairs: listed touching walls both kept (in the walls' own
+    # order, as the full split sees them), then every pair with an extra.
+    first = np.empty(64, dtype=np.int64)
+    second = np.empty(64, dtype=np.int64)
+    n = 0
+    for k in range(chosen.shape[0]):
+        i = chosen[k]
+        if position[i] < 0:
+            continue
+        for q in range(nb_start[i], nb_start[i + 1]):
+            j = nb[q]
+            if j > i and seen[j] == stamp and position[j] >= 0:
+                first, second, n = _pair(first, second, n, position[i], position[j])
+    for e in range(n_extra):
+        for i in range(count + e):
+            if _boxes_meet(walls, i, count + e):
+                first, second, n = _pair(first, second, n, i, count + e)
+    pieces = split_pairs(walls, first[:n], second[:n])[0]
+    return finish_walls(pieces, px, py, radius)
+
+
+@njit(cache=True)
+def _pair(first, second, n, i, j):
+    if n == first.shape[0]:
+        grown_first = np.empty(2 * n, dtype=np.int64)
+        grown_second = np.empty(2 * n, dtype=np.int64)
+        for k in range(n):
+            grown_first[k] = first[k]
+            grown_second[k] = second[k]
+        first, second = grown_first, grown_second
+    first[n] = i
+    second[n] = j
+    return first, second, n + 1
+
+
+@njit(cache=True)
+def in_range(rows):
+    """Do the prepared walls' non-zero coordinates lie where the predicates are exact?"""
+    for i in range(rows.shape[0]):
+        for c in range(4):
+            v = abs(rows[i, c])
+            if v > _HIGH or (0.0 < v < _LOW):
+                return False
+    return True
+
+
+@njit(cache=True)
+def polygon(
+    segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, dirs, extras,
+    px, py, radius, box, lex_rows, lex_src, cone, cone_trig, seen, cell_seen, position, stamp,
+):  # fmt: skip
+    """One observer's visibility polygon: ``(polygon, status)``.
+
+    Status 0: done; 1: it sees to infinity; 2: a prepared wall is out of the
+    exact range (the caller asks ``visibility_polygon`` for its error).
+    """
+    chosen = choose_walls(
+        segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, dirs, extras,
+        px, py, radius, box, lex_rows, lex_src, seen, cell_seen, stamp,
+    )  # fmt: skip
+    rows = prepare_chosen(segs, chosen, nb_start, nb, extras, px, py, radius, seen, stamp, position)
+    if not in_range(rows):
+        return np.empty((0, 2)), 2
+    ux = uy = wx = wy = 0.0
+    if cone:  # visibility._cone_points, with the same trigonometry
+        scale = max(1.0, abs(px), abs(py))
+        ux, uy = px + scale * cone_trig[0], py + scale * cone_trig[1]
+        wx, wy = px + scale * cone_trig[2], py + scale * cone_trig[3]
+    return sweep(rows, px, py, radius, cone, ux, uy, wx, wy)
+
+
+@njit(cache=True, nogil=True)
+def polygons(
+    segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, dirs, extras,
+    observers, radius, box, lex_rows, lex_src, cone, cone_trig,
+):  # fmt: skip
+    """Many observers' polygons: ``(vertices (V, 2), offsets (N + 1,), status (N,))``."""
+    n = observers.shape[0]
+    m = segs.shape[0]
+    seen = np.zeros(m, dtype=np.int64)
+    cell_seen = np.zeros(nx * ny, dtype=np.int64)
+    position = np.empty(m, dtype=np.int64)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    status = np.zeros(n, dtype=np.int64)
+    vertices = np.empty((1024, 2))
+    for q in range(n):
+        poly, status[q] = polygon(
+            segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, dirs, extras,
+            observers[q, 0], observers[q, 1], radius, box, lex_rows, lex_src, cone, cone_trig,
+            seen, cell_seen, position, q + 1,
+        )  # fmt: skip
+        at = offsets[q]
+        if at + poly.shape[0] > vertices.shape[0]:
+            grown = np.empty((2 * (at + poly.shape[0]), 2))
+            for k in range(at):
+                grown[k, 0], grown[k, 1] = vertices[k, 0], vertices[k, 1]
+            vertices = grown
+        for k in range(poly.shape[0]):
+            vertices[at + k, 0], vertices[at + k, 1] = poly[k, 0], poly[k, 1]
+        offsets[q + 1] = at + poly.shape[0]
+    return vertices[: offsets[n]].copy(), offsets, status
+
+
+@njit(cache=True)
+def _blocked(walls, chosen, px, py, qx, qy, after):
+    """Does a wall hide q just after (or just before) the direction of q, seen from p?"""
+    for k in range(chosen.shape[0]):
+        i = chosen[k]
+        ax, ay, bx, by = walls[i, 0], walls[i, 1], walls[i, 2], walls[i, 3]
+        side = orient2d(px, py, ax, ay, bx, by)
+        if side == 0:
+            continue  # in line with the observer: hides nothing
+        if side < 0:
+            ax, ay, bx, by = bx, by, ax, ay
+        oa = orient2d(px, py, ax, ay, qx, qy)
+        ob = orient2d(px, py, qx, qy, bx, by)
+        if oa > 0 and ob > 0:
+            pass  # the wall spans the direction of q
+        elif after and oa == 0 and (ax - px) * (qx - px) + (ay - py) * (qy - py) > 0:
+            pass  # it starts on that ray: it is there just after
+        elif not after and ob == 0 and (bx - px) * (qx - px) + (by - py) * (qy - py) > 0:
+            pass  # it ends on that ray: it is there just before
+        else:
+            continue
+        beyond = orient2d(ax, ay, bx, by, qx, qy)
+        if beyond != 0 and beyond != orient2d(ax, ay, bx, by, px, py):
+            return True
+    return False
+
+
+@njit(cache=True)
+def flood_walls(segs, x0, y0, h, nx, ny, starts, members, dirs, px, py, seen, cell_seen, stamp):
+    """The walls of the cells not hidden from p, with no radius, bounds or extras."""
+    return _flood(
+        segs, x0, y0, h, nx, ny, starts, members, dirs, np.empty((0, 4)),
+        px, py, 0.0, np.empty(0), seen, cell_seen, stamp,
+    )  # fmt: skip
+
+
+@njit(cache=True)
+def visible(segs, chosen, px, py, points):
+    """Is each point in the closed region visible from p (exact predicates on the chosen walls)?
+
+    A point is visible when no wall hides it just after its direction, or
+    none just before (so a ray grazing a wall's end passes it, and one
+    through a corner between walls on both sides stops there).
+    """
+    out = np.empty(points.shape[0], dtype=np.bool_)
+    for k in range(points.shape[0]):
+        qx, qy = points[k, 0], points[k, 1]
+        if qx == px and qy == py:
+            out[k] = True
+        else:
+            out[k] = not _blocked(segs, chosen, px, py, qx, qy, True) or not _blocked(
+                segs, chosen, px, py, qx, qy, False
+            )
+    return out

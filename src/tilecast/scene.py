@@ -1,0 +1,403 @@
+"""Prepared visibility: walls prepared once, visibility polygons in microseconds.
+
+:class:`VisibilityScene` answers exactly what
+:func:`~tilecast.visibility_polygon` answers, vertex for vertex, for many
+observers among walls that do not change: the walls are bucketed in a grid
+once; each query floods the grid outward from the observer, skipping cells
+hidden behind walls already seen, and runs the same exact sweep on the walls
+it found (see :mod:`tilecast._kernels.scene`).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from tilecast._threads import run_tasks
+from tilecast._validate import as_point, as_positive_float, as_regular_array, check_magnitude
+from tilecast.grid import Grid
+from tilecast.tiles import TileMap
+from tilecast.visibility import (
+    _HIGH,
+    _INFINITE,
+    _LOW,
+    _as_bounds,
+    _as_circles,
+    _as_cone,
+    _as_segments,
+    _cone_trig,
+    _extra_walls,
+    visibility_polygon,
+    wall_segments,
+)
+
+__all__ = ["VisibilityScene"]
+
+#: Walls per grid cell the scene aims for.
+CELL_LOAD = 1.0
+_MAX_SIDE = 2048
+_BOUNDS_CACHE = 16
+
+
+def _ks() -> ModuleType:
+    """Return the compiled scene kernels, importing them (and Numba) on first use."""
+    from tilecast._kernels import scene
+
+    return scene
+
+
+class VisibilityScene:
+    """Walls prepared once for fast, exact visibility polygons from many observers.
+
+    Parameters
+    ----------
+    segments : array_like, shape (M, 2, 2)
+        Walls ``[[x0, y0], [x1, y1]]``, as :func:`~tilecast.visibility_polygon`
+        takes them; they may cross, touch and overlap.
+    circles : array_like, shape (C, 3), optional
+        Circular occluders ``(x, y, radius)``, as ``visibility_polygon`` takes
+        them (they are not prepared: each query adds their near arcs).
+
+    Notes
+    -----
+    Preparation buckets the walls in a uniform grid (about one wall per
+    cell), lists the pairs of walls that touch or cross and sorts the walls'
+    pieces; it takes a few milliseconds per ten thousand walls. A query
+    floods the grid outward from the observer, skipping every cell whose
+    directions are all hidden nearer than the cell by walls already met
+    (float angles and distances with wide margins, so no wall the answer
+    needs is skipped), adds the walls that cut those into pieces, and runs
+    :func:`~tilecast.visibility_polygon`'s exact sweep on that subset in the
+    walls' original order: the answer is the same array. Observers outside
+    the walls' bounding box, and scenes whose pieces leave the exact range,
+    are answered by ``visibility_polygon`` itself.
+
+    Examples
+    --------
+    >>> from tilecast import VisibilityScene, visibility_polygon
+    >>> room = [[[0, 0], [4, 0]], [[4, 0], [4, 4]], [[4, 4], [0, 4]], [[0, 4], [0, 0]]]
+    >>> walls = room + [[[2, 1], [3, 1]]]
+    >>> scene = VisibilityScene(walls)
+    >>> scene.polygon((2, 2)).tolist()
+    [[0.0, 4.0], [0.0, 0.0], [2.0, 0.0], [2.0, 1.0], [3.0, 1.0], [4.0, 0.0], [4.0, 4.0]]
+    >>> bool((scene.polygon((1, 3)) == visibility_polygon(walls, (1, 3))).all())
+    True
+    """
+
+    def __init__(self, segments: Any, *, circles: Any = None) -> None:
+        segs = _as_segments("segments", segments)
+        circ = None if circles is None else _as_circles(circles)
+        check_magnitude("segments", segs, _LOW, _HIGH)
+        if circ is not None:
+            check_magnitude("circles", circ, _LOW, _HIGH)
+        self._segs = segs
+        self._circles = circ if circ is not None and len(circ) else None
+        self._lock = threading.Lock()
+        self._stamp = 0
+        self._bounds_lex: dict[tuple[float, ...], tuple[np.ndarray, np.ndarray, bool]] = {}
+        self._fallback = len(segs) == 0
+        if self._fallback:
+            return
+        ks = _ks()
+        lo = segs.reshape(-1, 2).min(axis=0)
+        hi = segs.reshape(-1, 2).max(axis=0)
+        scale = float(np.abs(segs).max())
+        pad = 1e-6 * float((hi - lo).max()) + 1e-9 * scale + 1e-300
+        width, height = float(hi[0] - lo[0]) + 2 * pad, float(hi[1] - lo[1]) + 2 * pad
+        cells = max(1.0, len(segs) / CELL_LOAD)
+        h = max(math.sqrt(width * height / cells), width / _MAX_SIDE, height / _MAX_SIDE)
+        self._x0, self._y0, self._h = float(lo[0]) - pad, float(lo[1]) - pad, h
+        self._nx = max(1, math.ceil(width / h))
+        self._ny = max(1, math.ceil(height / h))
+        slack = 1e-6 * h + 1e-12 * scale
+        grid = (self._x0, self._y0, self._h, self._nx, self._ny)
+        self._starts, self._members = ks.build_cells(segs, *grid, slack)
+        self._nb_start, self._nb = ks.build_touching(segs, self._starts, self._members)
+        self._dirs = ks.wedge_directions()
+        rows, src = ks.lex_pieces(segs)
+        self._lex = (rows, src)
+        self._fallback = not ks.in_range(rows)
+        self._seen = np.zeros(len(segs), dtype=np.int64)
+        self._cell_seen = np.zeros(self._nx * self._ny, dtype=np.int64)
+        self._position = np.empty(len(segs), dtype=np.int64)
+
+    @classmethod
+    def from_grid(cls, grid: Grid | TileMap | np.ndarray) -> VisibilityScene:
+        """Prepare the walls of a tile grid (:func:`~tilecast.wall_segments`).
+
+        Examples
+        --------
+        >>> from tilecast import Grid, VisibilityScene
+        >>> scene = VisibilityScene.from_grid(Grid([[0, 0, 0], [0, 1, 0]], outside="solid"))
+        >>> len(scene.segments)
+        8
+        >>> scene.polygon((0.5, 0.5)).tolist()
+        [[0.0, 0.0], [3.0, 0.0], [3.0, 1.0], [2.0, 1.0], [1.0, 1.0], [1.0, 2.0], [0.0, 2.0]]
+        """
+        return cls(wall_segments(grid))
+
+    @property
+    def segments(self) -> np.ndarray:
+        """The walls, ``(M, 2, 2)`` float64 (read-only)."""
+        view = self._segs.reshape(-1, 2, 2)
+        view.flags.writeable = False
+        return view
+
+    # ---------------------------------------------------------------- queries
+    def _grid_args(self) -> tuple[Any, ...]:
+        return (
+            self._segs, self._x0, self._y0, self._h, self._nx, self._ny,
+            self._starts, self._members, self._nb_start, self._nb, self._dirs,
+        )  # fmt: skip
+
+    def _inside(self, p: tuple[float, float]) -> bool:
+        """Is p in the prepared grid (else visibility_polygon answers)?"""
+        if self._fallback:
+            return False
+        i = math.floor((p[0] - self._x0) / self._h)
+        j = math.floor((p[1] - self._y0) / self._h)
+        return 0 <= i < self._nx and 0 <= j < self._ny
+
+    def _options(
+        self, radius: Any, cone: Any, bounds: Any
+    ) -> tuple[
+        float | None,
+        tuple[float, float, float] | None,
+        tuple[float, float, float, float] | None,
+    ]:
+        r = None if radius is None else as_positive_float("radius", radius)
+        cone_spec = None if cone is None else _as_cone(cone)
+        box = None if bounds is None else _as_bounds(bounds)
+        if r is not None:
+            check_magnitude("radius", np.array([r]), _LOW, _HIGH)
+        if box is not None:
+            check_magnitude("bounds", np.array(box), _LOW, _HIGH)
+        return r, cone_spec, box
+
+    def _lex_rows(
+        self, radius: float | None, box: tuple[float, float, float, float] | None
+    ) -> tuple[np.ndarray, np.ndarray, bool]:
+        """Sorted pieces for the sweep's first wall, when they do not depend on the observer."""
+        if radius is not None or self._circles is not None:
+            return np.empty((0, 4)), np.empty(0, dtype=np.int64), True
+        if box is None:
+            return self._lex[0], self._lex[1], True
+        with self._lock:
+            found = self._bounds_lex.get(box)
+        if found is None:
+            edges = _extra_walls((0.0, 0.0), box, None)
+            assert edges is not None
+            rows, src = _ks().lex_pieces(np.concatenate([self._segs, edges]))
+            found = (rows, src, bool(_ks().in_range(rows)))
+            with self._lock:
+                if len(self._bounds_lex) >= _BOUNDS_CACHE:
+                    self._bounds_lex.clear()
+                self._bounds_lex[box] = found
+        return found
+
+    def _query_args(
+        self,
+        radius: float | None,
+        cone: tuple[float, float, float] | None,
+        box: tuple[float, float, float, float] | None,
+    ) -> tuple[tuple[Any, ...], tuple[Any, ...], bool]:
+        lex_rows, lex_src, ok = self._lex_rows(radius, box)
+        head = (radius or 0.0,)
+        tail = (
+            np.array(box if box is not None else (), dtype=np.float64),
+            lex_rows,
+            lex_src,
+            cone is not None,
+            np.array(_cone_trig(cone) if cone is not None else (0.0,) * 4),
+        )
+        return head, tail, ok
+
+    def polygon(
+        self, observer: Any, *, radius: float | None = None, cone: Any = None, bounds: Any = None
+    ) -> np.ndarray:
+        """Return the region visible from ``observer``: ``visibility_polygon``'s answer.
+
+        Parameters and result as :func:`~tilecast.visibility_polygon` (the
+        walls and circles are the scene's); the same errors for bad input and
+        for an observer that sees to infinity with no ``radius`` or
+        ``bounds``.
+
+        Examples
+        --------
+        >>> from tilecast import Grid, VisibilityScene
+        >>> scene = VisibilityScene.from_grid(Grid([[0, 0, 0], [0, 1, 0], [0, 0, 0]], outside="solid"))
+        >>> scene.polygon((0.5, 0.5), cone=((1, 0), 0.1)).round(3).tolist()
+        [[0.5, 0.5], [3.0, 0.249], [3.0, 0.751]]
+        >>> len(scene.polygon((0.5, 0.5), radius=1.0))
+        95
+        """
+        p = as_point("observer", observer)
+        r, cone_spec, box = self._options(radius, cone, bounds)
+        check_magnitude("observer", np.array(p), _LOW, _HIGH)
+        if box is not None and not (box[0] < p[0] < box[2] and box[1] < p[1] < box[3]):
+            raise ValueError(f"observer {p} must lie strictly inside bounds {box}")
+        head, tail, ok = self._query_args(r, cone_spec, box)
+        if not (ok and self._inside(p)):
+            return self._full(p, radius, cone, bounds)
+        extras = _extra_walls(p, box, self._circles)
+        if extras is None:
+            return np.empty((0, 2))
+        with self._lock:  # the workspace is shared by this scene's single queries
+            self._stamp += 1
+            poly, status = _ks().polygon(
+                *self._grid_args(), extras, p[0], p[1], *head, *tail,
+                self._seen, self._cell_seen, self._position, self._stamp,
+            )  # fmt: skip
+        if status == 1:
+            raise ValueError(_INFINITE)
+        if status == 2:
+            return self._full(p, radius, cone, bounds)
+        return np.asarray(poly, dtype=np.float64)
+
+    def _full(self, p: tuple[float, float], radius: Any, cone: Any, bounds: Any) -> np.ndarray:
+        circles = self._circles
+        return visibility_polygon(
+            self.segments, p, radius=radius, cone=cone, bounds=bounds, circles=circles
+        )
+
+    def polygons(
+        self, observers: Any, *, radius: float | None = None, cone: Any = None, bounds: Any = None
+    ) -> list[np.ndarray]:
+        """Return one visibility polygon per observer, computed in parallel.
+
+        The same arrays as ``[scene.polygon(p, ...) for p in observers]``;
+        the batch is cut into ranges run on tilecast's thread pool (the
+        kernel releases the GIL).
+
+        Parameters
+        ----------
+        observers : array_like, shape (N, 2)
+        radius, cone, bounds
+            As :meth:`polygon`, the same for every observer.
+
+        Returns
+        -------
+        list of ndarray, shape (K_i, 2)
+
+        Raises
+        ------
+        ValueError
+            As :meth:`polygon`, for the first observer that fails.
+
+        Examples
+        --------
+        >>> from tilecast import Grid, VisibilityScene
+        >>> scene = VisibilityScene.from_grid(Grid([[0, 0, 0], [0, 1, 0], [0, 0, 0]], outside="solid"))
+        >>> [len(poly) for poly in scene.polygons([(0.5, 0.5), (2.5, 1.5)])]
+        [9, 6]
+        """
+        pts = _as_points("observers", observers)
+        r, cone_spec, box = self._options(radius, cone, bounds)
+        check_magnitude("observers", pts, _LOW, _HIGH)
+        if box is not None:
+            inside = (box[0] < pts[:, 0]) & (pts[:, 0] < box[2])
+            inside &= (box[1] < pts[:, 1]) & (pts[:, 1] < box[3])
+            if not inside.all():
+                k = int(np.argmin(inside))
+                raise ValueError(
+                    f"observers[{k}] {tuple(pts[k].tolist())} must lie strictly inside bounds {box}"
+                )
+        head, tail, ok = self._query_args(r, cone_spec, box)
+        n = len(pts)
+        out: list[np.ndarray | None] = [None] * n
+        fast = np.zeros(n, dtype=bool)
+        if ok and not self._fallback:
+            i = np.floor((pts[:, 0] - self._x0) / self._h)
+            j = np.floor((pts[:, 1] - self._y0) / self._h)
+            fast = (0 <= i) & (i < self._nx) & (0 <= j) & (j < self._ny)
+        if self._circles is not None:
+            fast[:] = False  # each observer has its own circle arcs: one at a time
+        index = np.flatnonzero(fast)
+        chosen = np.ascontiguousarray(pts[index])
+        extras = _extra_walls((0.0, 0.0), box, None)
+        assert extras is not None
+
+        def task(lo: int, hi: int) -> None:
+            vertices, offsets, status = _ks().polygons(
+                *self._grid_args(), extras, chosen[lo:hi], *head, *tail
+            )
+            for k in range(hi - lo):
+                q = int(index[lo + k])
+                if status[k] == 1:
+                    out[q] = None  # raised below, in order
+                elif status[k] == 0:
+                    out[q] = vertices[offsets[k] : offsets[k + 1]]
+            statuses[lo:hi] = status
+
+        statuses = np.zeros(len(index), dtype=np.int64)
+        if len(index):
+            run_tasks(task, len(index))
+        bad = dict(zip(index.tolist(), statuses.tolist(), strict=True))
+        for q in range(n):
+            if bad.get(q) == 1:
+                raise ValueError(f"observers[{q}]: {_INFINITE}")
+            if out[q] is None:
+                out[q] = self.polygon(pts[q], radius=radius, cone=cone, bounds=bounds)
+        return [poly for poly in out if poly is not None]
+
+    def visible(self, observer: Any, points: Any) -> np.ndarray:
+        """Say, exactly, which points the observer sees.
+
+        A point is visible when it lies in the closed visible region: on the
+        near side of every wall, or on a wall the observer sees. The rules
+        are the polygon's (walls through the observer hide nothing, a ray
+        grazing a wall's end passes it), decided with exact predicates on the
+        walls themselves, not on the rounded polygon. Circles are ignored.
+
+        Parameters
+        ----------
+        observer : (float, float)
+        points : array_like, shape (N, 2)
+
+        Returns
+        -------
+        ndarray of bool, shape (N,)
+
+        Examples
+        --------
+        >>> from tilecast import VisibilityScene
+        >>> room = [[[0, 0], [4, 0]], [[4, 0], [4, 4]], [[4, 4], [0, 4]], [[0, 4], [0, 0]]]
+        >>> scene = VisibilityScene(room + [[[2, 1], [3, 1]]])
+        >>> scene.visible((2, 2), [(2.5, 0.5), (2.5, 1.0), (1, 1), (5, 5)]).tolist()
+        [False, True, True, False]
+        """
+        p = as_point("observer", observer)
+        pts = _as_points("points", points)
+        check_magnitude("observer", np.array(p), _LOW, _HIGH)
+        check_magnitude("points", pts, _LOW, _HIGH)
+        ks = _ks()
+        if self._inside(p):
+            with self._lock:
+                self._stamp += 1
+                chosen = ks.flood_walls(
+                    self._segs, self._x0, self._y0, self._h, self._nx, self._ny,
+                    self._starts, self._members, self._dirs, p[0], p[1],
+                    self._seen, self._cell_seen, self._stamp,
+                )  # fmt: skip
+        else:
+            chosen = np.arange(len(self._segs))
+        result: np.ndarray = ks.visible(self._segs.reshape(-1, 4), chosen, p[0], p[1], pts)
+        return result
+
+
+def _as_points(name: str, value: Any) -> np.ndarray:
+    array = as_regular_array(name, value)
+    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.number):
+        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
+    if array.size == 0:
+        return np.empty((0, 2))
+    if array.ndim != 2 or array.shape[1] != 2:
+        raise ValueError(f"{name} must have shape (N, 2), got {array.shape}")
+    array = np.ascontiguousarray(array, dtype=np.float64)
+    if not np.isfinite(array).all():
+        raise ValueError(f"{name} must contain only finite values (no NaN or inf)")
+    return array
