@@ -140,6 +140,28 @@ def settle(x_line, j0, u0, v0, du, dv, adu, adv, adu_lo, adv_lo, sx, sy):
 
 
 @njit(cache=True)
+def land(by_x, x_line, y_line, i, j, nx, ny, i0, j0, u0, v0, du, dv, adu, adv, adu_lo, adv_lo,
+         sx, sy):  # fmt: skip
+    """Move the ray to the cell it occupies just before it crosses ``x_line``
+    (``by_x``) or ``y_line``, settling the other axis exactly.
+
+    (i, j, nx, ny) is the current state, kept on an axis the ray does not
+    move along; returns the new one.
+    """
+    if by_x:
+        i = x_line - 1 if sx > 0 else x_line
+        nx = x_line
+        if sy != 0:
+            j, ny = settle(x_line, j0, u0, v0, du, dv, adu, adv, adu_lo, adv_lo, sx, sy)
+    else:
+        j = y_line - 1 if sy > 0 else y_line
+        ny = y_line
+        if sx != 0:
+            i, nx = settle(y_line, i0, v0, u0, dv, du, adv, adu, adv_lo, adu_lo, sy, sx)
+    return i, j, nx, ny
+
+
+@njit(cache=True)
 def line_limit(u0, du, norm, max_distance, s):
     """Last grid line (in the walk direction) whose crossing is within max_distance.
 
@@ -249,16 +271,8 @@ def enter_map(i, j, cols, rows, u0, v0, du, dv, adu_lo, adv_lo, sx, sy):
         # enter at the later of the two crossings; a float misjudgement here
         # only seeks less far (the walk then steps the rest exactly)
         seek_x = (x_line - u0) / du >= (y_line - v0) / dv
-    if seek_x:
-        i = x_line - 1 if sx > 0 else x_line
-        nx = x_line
-        if sy != 0:
-            j, ny = settle(x_line, j0, u0, v0, du, dv, adu, adv, adu_lo, adv_lo, sx, sy)
-    else:
-        j = y_line - 1 if sy > 0 else y_line
-        ny = y_line
-        if sx != 0:
-            i, nx = settle(y_line, i0, v0, u0, dv, du, adv, adu, adv_lo, adu_lo, sy, sx)
+    i, j, nx, ny = land(seek_x, x_line, y_line, i, j, nx, ny, i0, j0, u0, v0, du, dv, adu, adv,
+                        adu_lo, adv_lo, sx, sy)  # fmt: skip
     if not (-1 <= i <= cols and -1 <= j <= rows):
         return 2, i, j, nx, ny
     return 0, i, j, nx, ny
@@ -571,20 +585,13 @@ def walk(info, variants, pixels, outside_solid, tile_jump_min, ox, oy, pw, ph, m
             # leave the square at once, by the exit line crossed first
             x_exit = x_lo + size_x if sx >= 0 else x_lo
             y_exit = y_lo + size_y if sy >= 0 else y_lo
-            if (sx == 0 or x_exit == nx) and (sy == 0 or y_exit == ny):
-                pass  # already in the square's last cell
-            elif sy == 0 or (
-                sx != 0 and order(x_exit, y_exit, u0, v0, adu, adv, adu_lo, adv_lo, sx, sy) <= 0
-            ):
-                i = x_exit - 1 if sx > 0 else x_exit
-                nx = x_exit
-                if sy != 0:
-                    j, ny = settle(x_exit, j0, u0, v0, du, dv, adu, adv, adu_lo, adv_lo, sx, sy)
-            else:
-                j = y_exit - 1 if sy > 0 else y_exit
-                ny = y_exit
-                if sx != 0:
-                    i, nx = settle(y_exit, i0, v0, u0, dv, du, adv, adu, adv_lo, adu_lo, sy, sx)
+            if not ((sx == 0 or x_exit == nx) and (sy == 0 or y_exit == ny)):
+                # (else already in the square's last cell)
+                by_x = sy == 0 or (
+                    sx != 0 and order(x_exit, y_exit, u0, v0, adu, adv, adu_lo, adv_lo, sx, sy) <= 0
+                )
+                i, j, nx, ny = land(by_x, x_exit, y_exit, i, j, nx, ny, i0, j0, u0, v0, du, dv,
+                                    adu, adv, adu_lo, adv_lo, sx, sy)  # fmt: skip
             big_i = i // tw
             px = i - big_i * tw
             big_j = j // th
