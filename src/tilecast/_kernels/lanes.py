@@ -47,6 +47,7 @@ ray, its results ignored) never reads outside it.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -487,6 +488,6 @@ def cast_lanes_at(kind, lo, hi, accel, variants, pixels, outside_solid, ox, oy, 
 _WALK_AT = walk_address()
 
 
-def cast_lanes(*args):  # type: ignore[no-untyped-def]
+def cast_lanes(*args: Any) -> None:
     """:func:`cast_lanes_at` with the one walk's address as the last argument."""
-    return cast_lanes_at(*args, _WALK_AT)
+    cast_lanes_at(*args, _WALK_AT)
