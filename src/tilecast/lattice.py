@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from tilecast._threads import numba_parallel
+from tilecast._threads import run_tasks
 from tilecast._validate import as_cell, as_cell_array, as_int, as_regular_array
 
 __all__ = ["MAX_CELLS", "line", "lines"]
@@ -200,6 +200,8 @@ def lines(
     if len(start_array):
         from tilecast._kernels.lines import fill_lines
 
-        with numba_parallel():
-            fill_lines(start_array, end_array, offsets, conn, cells)
+        run_tasks(
+            lambda lo, hi: fill_lines(lo, hi, start_array, end_array, offsets, conn, cells),
+            len(start_array),
+        )
     return cells, offsets

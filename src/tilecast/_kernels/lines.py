@@ -6,7 +6,7 @@ length, so no intermediate overflows for coordinates the public module accepts.
 
 from __future__ import annotations
 
-from numba import njit, prange
+from numba import njit
 
 
 @njit(cache=True, nogil=True)
@@ -81,9 +81,10 @@ def fill_line4(x0, y0, x1, y1, out, start):
         out[start + k, 1] = y
 
 
-@njit(cache=True, parallel=True)
-def fill_lines(starts, ends, offsets, connectivity, out):
-    for k in prange(starts.shape[0]):
+@njit(cache=True, nogil=True)
+def fill_lines(lo, hi, starts, ends, offsets, connectivity, out):
+    """Write lines lo .. hi - 1 into ``out`` from row ``offsets[k]`` (GIL-free, for run_tasks)."""
+    for k in range(lo, hi):
         if connectivity == 8:
             fill_line8(starts[k, 0], starts[k, 1], ends[k, 0], ends[k, 1], out, offsets[k])
         else:
