@@ -98,8 +98,8 @@ def run_tasks(task: Callable[[int, int], object], n: int) -> None:
 
 
 # ------------------------------------------------ Numba's own parallel kernels
-# A few kernels (lines, point_in_polygon, visibility_polygon's ray method)
-# still use Numba's parallel loops. Numba's "workqueue" threading layer (the
+# A few kernels (fov_many and fov_counts, visibility_polygon's ray method,
+# beam_directions) still use Numba's parallel loops. Numba's "workqueue" threading layer (the
 # one left when neither TBB nor OpenMP is installed) aborts the process when
 # two Python threads enter parallel code at once; those calls are serialised.
 _numba_parallel_lock = threading.Lock()
