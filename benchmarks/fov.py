@@ -16,20 +16,35 @@ The second part counts, over every floor origin of a 64 x 64 map with 30 %
 walls, where tcod's FOV_SYMMETRIC_SHADOWCAST differs from tilecast (Ford's
 published algorithm), how often tcod's mask changes when the map is mirrored,
 and how many floor pairs it sees one way only.
+
+The third part is many origins at once, on the game-like maps of
+``benchmarks/_maps.py``: how many origins see each cell (an exposure map),
+for a sample of floor cells (``default_rng(12345)``) and then for every floor
+cell. ``fov_many(..., combine="count")`` and ``fov_counts`` against one
+``fov`` per origin from Python (summing the masks), ``fov_many(...,
+combine="none")`` in chunks of 16 MB of masks summed with NumPy (the other way
+to count), and tcod's ``compute_fov(FOV_SYMMETRIC_SHADOWCAST)`` per origin
+(summing its masks) as the peer. Radius ``r`` is tcod's ``radius=r``
+(``dx*dx + dy*dy < r*r``); tilecast gets ``math.nextafter(r, 0)``, the same
+cells (its radius is inclusive). The parallel kernels use Numba's threads
+(``NUMBA_NUM_THREADS``); on a shared machine their figures are the noisiest.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 import time
 from collections.abc import Callable
 
+import numba
 import numpy as np
 import tcod.constants
 import tcod.map
 
-from tilecast import Grid, fov
+from _maps import MAPS, free_cells
+from tilecast import Grid, fov, fov_counts, fov_many
 
 TCOD_OTHERS = {
     "BASIC": tcod.constants.FOV_BASIC,
@@ -178,18 +193,113 @@ def symmetry(n: int = 64) -> None:
     )
 
 
+def _count_systems(
+    walls: np.ndarray, origins: np.ndarray, radius: int | None, everyone: bool
+) -> dict[str, Callable[[], np.ndarray]]:
+    grid, floor = Grid(walls), ~walls
+    ours = None if radius is None else math.nextafter(radius, 0)  # tcod's radius, inclusive
+    tcod_radius = 0 if radius is None else radius
+    cells = [(int(i), int(j)) for i, j in origins]
+    algorithm = tcod.constants.FOV_SYMMETRIC_SHADOWCAST
+
+    def fov_loop() -> np.ndarray:
+        total = np.zeros(walls.shape, dtype=np.int32)
+        for cell in cells:
+            total += fov(grid, cell, ours)
+        return total
+
+    step = max(1, 2**24 // walls.size)  # masks of 16 MB at a time
+
+    def none_summed() -> np.ndarray:
+        total = np.zeros(walls.shape, dtype=np.int32)
+        for start in range(0, len(origins), step):
+            chunk = origins[start : start + step]
+            total += fov_many(grid, chunk, ours, combine="none").sum(axis=0, dtype=np.int32)
+        return total
+
+    def tcod_loop() -> np.ndarray:
+        total = np.zeros(walls.shape, dtype=np.int32)
+        for i, j in cells:
+            total += tcod.map.compute_fov(floor, (j, i), tcod_radius, True, algorithm)
+        return total
+
+    return {
+        "count": lambda: fov_many(grid, origins, ours, combine="count"),
+        "fov_counts": (
+            (lambda: fov_counts(grid, ours))
+            if everyone
+            else (lambda: fov_counts(grid, ours, origins=origins))
+        ),
+        "none": none_summed,
+        "loop": fov_loop,
+        "tcod": tcod_loop,
+    }
+
+
+def many_origins(sample: int, repeats: int, every: bool, maps: list[str]) -> None:
+    print(
+        f"Many origins: how many see each cell (Numba threads: {numba.get_num_threads()}; "
+        f"times in ms, medians of {repeats} interleaved repeats)"
+    )
+    print()
+    print(
+        "| map | radius | origins | fov_many count | fov_counts | none, chunks summed "
+        "| fov loop | tcod loop | loop / count | loop / fov_counts | tcod / count "
+        "| cells seen (tilecast / tcod) |"
+    )
+    print("|" + "---|" * 12)
+    for name in maps:
+        walls = MAPS[name]()
+        floor_cells = free_cells(walls)
+        picks = np.random.default_rng(12345).permutation(len(floor_cells))[:sample]
+        cases = [(f"{len(picks)}", np.ascontiguousarray(floor_cells[np.sort(picks)]), False)]
+        if every:
+            cases.append((f"all {len(floor_cells)}", floor_cells, True))
+        for radius in (None, 8):
+            for label, origins, everyone in cases:
+                systems = _count_systems(walls, origins, radius, everyone)
+                results = {key: call() for key, call in systems.items()}
+                for key in ("fov_counts", "none", "loop"):
+                    assert (results[key] == results["count"]).all(), key
+                times = interleaved(systems, repeats)
+                ms = {key: f"{value * 1e3:.1f}" for key, value in times.items()}
+                print(
+                    f"| {name} | {'none' if radius is None else radius} | {label} "
+                    f"| {ms['count']} | {ms['fov_counts']} | {ms['none']} | {ms['loop']} "
+                    f"| {ms['tcod']} | {times['loop'] / times['count']:.1f}x "
+                    f"| {times['loop'] / times['fov_counts']:.1f}x "
+                    f"| {times['tcod'] / times['count']:.1f}x "
+                    f"| {int(results['count'].sum())} / {int(results['tcod'].sum())} |",
+                    flush=True,
+                )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="500x500 only, few repeats")
     parser.add_argument("--repeats", type=int, default=None)
     parser.add_argument("--no-others", action="store_true", help="skip the other tcod algorithms")
+    parser.add_argument(
+        "--only-many", action="store_true", help="only the many-origins part (exposure maps)"
+    )
     args = parser.parse_args()
     sizes = [500] if args.quick else [500, 2000]
     repeats = args.repeats or (3 if args.quick else 9)
     print(f"tcod {tcod.__version__}; medians of {repeats} interleaved repeats\n")
-    speed(sizes, repeats, others=not args.no_others)
-    print()
-    symmetry(32 if args.quick else 64)
+    if not args.only_many:
+        speed(sizes, repeats, others=not args.no_others)
+        print()
+        symmetry(32 if args.quick else 64)
+        print()
+    names = list(MAPS)
+    many_origins(
+        sample=300 if args.quick else 2000,
+        repeats=repeats,
+        every=not args.quick,
+        maps=names[:1] if args.quick else names[:2],
+    )
+    if not args.quick:  # the 1024 x 1024 map: a sample only (887,179 floor cells)
+        many_origins(sample=2000, repeats=repeats, every=False, maps=names[2:])
 
 
 if __name__ == "__main__":

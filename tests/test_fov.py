@@ -623,6 +623,10 @@ def test_combine_by_hand_and_with_no_origins():
     want = 2 * fov(grid, (0, 0)).astype(np.int32) + fov(grid, (4, 0))
     np.testing.assert_array_equal(counts, want)
     assert counts[0, 2] == 3  # the wall is seen by all three
+    # The four quadrants of one scan share the diagonals: still counted once.
+    open_map = np.zeros((5, 5), dtype=bool)
+    assert fov_many(open_map, [(2, 2)], combine="count").tolist() == [[1] * 5] * 5
+    assert fov_many(open_map, [(2, 2), (0, 4)], combine="count").tolist() == [[2] * 5] * 5
     assert fov_many(grid, [], combine="none").shape == (0, 2, 5)
     assert fov_many(grid, [], combine="count").tolist() == [[0] * 5] * 2
     assert fov_many(grid, np.empty((0, 2), dtype=np.int32), combine="count").dtype == np.int32

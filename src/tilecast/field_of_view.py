@@ -9,6 +9,9 @@ cell is visible when its centre lies inside the unblocked sector (the
 ``is_symmetric`` test), a wall when the sector touches it at all; the
 columns a row covers are rounded with ``round_ties_up`` / ``round_ties_down``.
 The result is symmetric: floor cell A sees floor cell B exactly when B sees A.
+``fov_many`` scans many origins in one compiled call and combines their views
+(union, count per cell, or one mask each); ``fov_counts`` is the count with
+every floor cell as an origin, an exposure map.
 
 This module validates input and dispatches to the compiled kernel in
 ``tilecast._kernels.fov``; the readable pure-Python version

@@ -25,9 +25,9 @@ give exactly the same mask. Differences from the reference, all for speed:
 - Every visible cell goes through ``_mark``, which serves all outputs with
   one compiled signature: a bool mask (``counts`` empty), or a count per
   cell (``counts`` and ``stamp`` of the map's size). The four quadrants
-  share their diagonals, so a cell may be marked twice by one origin;
-  ``stamp`` holds the tag of the last origin that counted a cell, so each
-  origin counts a cell once.
+  share their diagonals (and only those), so a diagonal cell may be
+  reached twice by one origin; ``stamp`` holds the tag of the last origin
+  that counted it, so each origin counts a cell once.
 - Many origins with one mask or count each run in parallel: each thread
   takes every ``chunks``-th origin (neighbouring origins cost about the
   same, so striding balances the threads) with its own scratch, and the
@@ -81,22 +81,38 @@ def _half_width(depth, metric, bound, unlimited):
 
 
 @njit(cache=True)
-def _mark(solid, out, counts, stamp, tag, first, last, step, light_walls):
-    # Mark flat cells first, first + step, ..., last as seen by origin `tag`:
-    # in the bool mask `out`, or (when `counts` is not empty) once per tag in
-    # `counts`. Without light_walls, solid cells are left unmarked.
+def _count(solid, counts, stamp, tag, index, light_walls):
+    # Count flat cell `index` once for origin `tag` (a diagonal cell, which two
+    # quadrants reach).
+    if stamp[index] != tag and (light_walls or not solid[index]):
+        stamp[index] = tag
+        counts[index] += 1
+
+
+@njit(cache=True)
+def _mark(solid, out, counts, stamp, tag, row_base, step, first, last, depth, light_walls):
+    # Mark the cells of columns first..last at this depth (flat row_base + col * step)
+    # as seen by origin `tag`: in the bool mask `out`, or (when `counts` is not
+    # empty) in `counts`. Without light_walls, solid cells are left unmarked.
     if counts.shape[0] == 0:
         if light_walls:
-            for index in range(first, last + 1, step):
+            for index in range(row_base + first * step, row_base + last * step + 1, step):
                 out[index] = True
         else:
-            for index in range(first, last + 1, step):
+            for index in range(row_base + first * step, row_base + last * step + 1, step):
                 if not solid[index]:
                     out[index] = True
         return
-    for index in range(first, last + 1, step):
-        if stamp[index] != tag and (light_walls or not solid[index]):
-            stamp[index] = tag
+    # Quadrants overlap only on the diagonals (|col| == depth): only those
+    # cells need the stamp to be counted once.
+    if first == -depth:
+        _count(solid, counts, stamp, tag, row_base + first * step, light_walls)
+        first += 1
+    if last == depth and last >= first:
+        _count(solid, counts, stamp, tag, row_base + last * step, light_walls)
+        last -= 1
+    for index in range(row_base + first * step, row_base + last * step + 1, step):
+        if light_walls or not solid[index]:
             counts[index] += 1
 
 
@@ -178,9 +194,11 @@ def _scan_quadrant(
                     counts,
                     stamp,
                     tag,
-                    row_base + seen_first * step,
-                    row_base + seen_last * step,
+                    row_base,
                     step,
+                    seen_first,
+                    seen_last,
+                    depth,
                     light_walls,
                 )
             # Split the sector at each run of walls: the part before a run
