@@ -20,6 +20,7 @@ from tilecast.lattice import line, lines
 from tilecast.rays import line_of_sight, raycast, raycast_all, traverse
 from tilecast.regions import circle_intersects_rect, tiles_in_circle, tiles_in_rect
 from tilecast.results import Hit, Hits, RayContact, Step
+from tilecast.scene import VisibilityScene
 from tilecast.sensor import BeamModel, scan_likelihood
 from tilecast.spatial_hash import SpatialHash
 from tilecast.startup import warmup
@@ -39,6 +40,7 @@ __all__ = [
     "Step",
     "TileMap",
     "TileSet",
+    "VisibilityScene",
     "World",
     "__version__",
     "circle_intersects_rect",

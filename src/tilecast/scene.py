@@ -155,7 +155,7 @@ class VisibilityScene:
         )  # fmt: skip
 
     def _inside(self, p: tuple[float, float]) -> bool:
-        """Is p in the prepared grid (else visibility_polygon answers)?"""
+        """Say whether p lies in the prepared grid (else visibility_polygon answers)."""
         if self._fallback:
             return False
         i = math.floor((p[0] - self._x0) / self._h)
@@ -229,7 +229,8 @@ class VisibilityScene:
         Examples
         --------
         >>> from tilecast import Grid, VisibilityScene
-        >>> scene = VisibilityScene.from_grid(Grid([[0, 0, 0], [0, 1, 0], [0, 0, 0]], outside="solid"))
+        >>> pillar = Grid([[0, 0, 0], [0, 1, 0], [0, 0, 0]], outside="solid")
+        >>> scene = VisibilityScene.from_grid(pillar)
         >>> scene.polygon((0.5, 0.5), cone=((1, 0), 0.1)).round(3).tolist()
         [[0.5, 0.5], [3.0, 0.249], [3.0, 0.751]]
         >>> len(scene.polygon((0.5, 0.5), radius=1.0))
@@ -291,7 +292,8 @@ class VisibilityScene:
         Examples
         --------
         >>> from tilecast import Grid, VisibilityScene
-        >>> scene = VisibilityScene.from_grid(Grid([[0, 0, 0], [0, 1, 0], [0, 0, 0]], outside="solid"))
+        >>> pillar = Grid([[0, 0, 0], [0, 1, 0], [0, 0, 0]], outside="solid")
+        >>> scene = VisibilityScene.from_grid(pillar)
         >>> [len(poly) for poly in scene.polygons([(0.5, 0.5), (2.5, 1.5)])]
         [9, 6]
         """
@@ -380,7 +382,7 @@ class VisibilityScene:
                 self._stamp += 1
                 chosen = ks.flood_walls(
                     self._segs, self._x0, self._y0, self._h, self._nx, self._ny,
-                    self._starts, self._members, self._dirs, p[0], p[1],
+                    self._starts, self._members, self._nb_start, self._nb, self._dirs, p[0], p[1],
                     self._seen, self._cell_seen, self._stamp,
                 )  # fmt: skip
         else:

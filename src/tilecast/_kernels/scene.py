@@ -81,8 +81,8 @@ def _sort_ints(keys):
 @njit(cache=True)
 def _cell_span(lo, hi, x0, h, n):
     """Cells ``a .. b`` (inclusive, clamped to 0 .. n-1) a closed interval meets."""
-    a = max(int(math.floor((lo - x0) / h)), 0)
-    b = min(int(math.floor((hi - x0) / h)), n - 1)
+    a = max(int(math.floor((lo - x0) / h)), 0)  # noqa: RUF046 (numba)
+    b = min(int(math.floor((hi - x0) / h)), n - 1)  # noqa: RUF046 (numba)
     return a, b
 
 
@@ -251,8 +251,34 @@ def _boundary_distance(dirs, k, px, py, ax, ay, ex, ey, far):
 
 
 @njit(cache=True)
-def _occlude(cover, dirs, px, py, ax, ay, bx, by):
-    """Record that the wall a-b hides, in each wedge it spans, what lies beyond it."""
+def _continued(segs, nb_start, nb, i, px, py, xx, xy, ox, oy):
+    """Does a wall touching wall i at its end x carry on past x's direction (seen from p)?
+
+    ``o`` is wall i's other end. Then the two walls hide the directions
+    either side of x together, with no gap at x.
+    """
+    side = orient2d(px, py, xx, xy, ox, oy)
+    for q in range(nb_start[i], nb_start[i + 1]):
+        j = nb[q]
+        for end in range(2):
+            if segs[j, 2 * end] == xx and segs[j, 2 * end + 1] == xy:
+                fx, fy = segs[j, 2 - 2 * end], segs[j, 3 - 2 * end]
+                if orient2d(px, py, xx, xy, fx, fy) == -side:
+                    return True
+    return False
+
+
+@njit(cache=True)
+def _occlude(cover, dirs, segs, nb_start, nb, i, px, py, ax, ay, bx, by):
+    """Record that the wall a-b (wall i, or an extra: i < 0) hides what lies beyond it.
+
+    ``cover[0]`` holds, per wedge, a distance beyond which a wall spanning
+    the whole wedge hides everything; ``cover[1]``/``cover[2]`` the extent
+    (within the wedge) and distance of the best wall covering the wedge from
+    its start, ``cover[3]``/``cover[4]`` the same for walls covering it up to
+    its end: two of those that meet make the wedge covered. An end is
+    widened by a margin, unless another wall carries on from it.
+    """
     o = orient2d(px, py, ax, ay, bx, by)
     if o == 0 or o == 2:
         return  # in line with the observer: it hides nothing
@@ -262,22 +288,60 @@ def _occlude(cover, dirs, px, py, ax, ay, bx, by):
     lb = math.hypot(bx - px, by - py)
     if (ax - px) * (by - py) - (ay - py) * (bx - px) <= 1e-9 * la * lb:
         return  # too close to in line for float angles
-    lo = _pseudo(ax - px, ay - py) + _EPS
-    hi = _pseudo(bx - px, by - py) - _EPS
+    lo = _pseudo(ax - px, ay - py)
+    hi = _pseudo(bx - px, by - py)
+    if i < 0 or not _continued(segs, nb_start, nb, i, px, py, ax, ay, bx, by):
+        lo += _EPS
+    if i < 0 or not _continued(segs, nb_start, nb, i, px, py, bx, by, ax, ay):
+        hi -= _EPS
     if hi < lo - 2.0:
         hi += 4.0
-    k0 = int(math.ceil(lo / _WIDTH))
-    k1 = int(math.floor(hi / _WIDTH)) - 1
-    if k1 < k0:
+    if hi <= lo:
         return
     far = max(la, lb) * _FAR
     ex, ey = bx - ax, by - ay
+    k0 = int(math.ceil(lo / _WIDTH))  # noqa: RUF046 (numba)
+    k1 = int(math.floor(hi / _WIDTH)) - 1  # noqa: RUF046 (numba)
     d0 = _boundary_distance(dirs, k0, px, py, ax, ay, ex, ey, far)
+    if k0 * _WIDTH <= hi:  # the wedge the wall starts in: covered from lo to its end
+        b = (k0 - 1) % BINS
+        start = lo - (k0 - 1) * _WIDTH
+        if start < cover[3, b]:
+            cover[3, b] = start
+            cover[4, b] = max(la * _FAR, d0)
+            _meet(cover, b)
     for k in range(k0, k1 + 1):
         d1 = _boundary_distance(dirs, k + 1, px, py, ax, ay, ex, ey, far)
         b = k % BINS
-        cover[b] = min(cover[b], max(d0, d1))
+        cover[0, b] = min(cover[0, b], max(d0, d1))
         d0 = d1
+    last = k1 + 1  # the wedge the wall ends in: covered from its start to hi
+    if last >= k0 and hi < (last + 1) * _WIDTH:
+        b = last % BINS
+        extent = hi - last * _WIDTH
+        if extent > cover[1, b]:
+            cover[1, b] = extent
+            cover[2, b] = max(lb * _FAR, d0)
+            _meet(cover, b)
+
+
+@njit(cache=True)
+def _meet(cover, b):
+    if cover[1, b] >= cover[3, b]:
+        cover[0, b] = min(cover[0, b], max(cover[2, b], cover[4, b]))
+
+
+@njit(cache=True)
+def new_cover():
+    """An empty occlusion buffer (see ``_occlude``)."""
+    cover = np.empty((5, BINS))
+    for b in range(BINS):
+        cover[0, b] = np.inf
+        cover[1, b] = -1.0
+        cover[2, b] = np.inf
+        cover[3, b] = 2.0 * _WIDTH
+        cover[4, b] = np.inf
+    return cover
 
 
 @njit(cache=True)
@@ -308,8 +372,8 @@ def _hidden(cover, px, py, cx0, cy0, cx1, cy1, margin):
     if lo < 0.0:
         lo += 4.0
         hi += 4.0
-    for k in range(int(math.floor(lo / _WIDTH)), int(math.floor(hi / _WIDTH)) + 1):
-        if not cover[k % BINS] < near:
+    for k in range(int(math.floor(lo / _WIDTH)), int(math.floor(hi / _WIDTH)) + 1):  # noqa: RUF046 (numba)
+        if not cover[0, k % BINS] < near:
             return False
     return True
 
@@ -368,7 +432,7 @@ def _surely_kept_x(ax, ay, bx, by, px, py, radius):
 
 @njit(cache=True)
 def _flood(
-    segs, x0, y0, h, nx, ny, starts, members, dirs, extras,
+    segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, dirs, extras,
     px, py, radius, box, seen, cell_seen, stamp,
 ):  # fmt: skip
     """Walls of the cells not hidden, flooding outward from the observer's (marked in ``seen``)."""
@@ -376,12 +440,15 @@ def _flood(
     margin = 1e-9 * scale + 1e-300
     chosen = np.empty(segs.shape[0], dtype=np.int64)
     count = 0
-    cover = np.full(BINS, np.inf)
+    cover = new_cover()
     for e in range(extras.shape[0]):
-        _occlude(cover, dirs, px, py, extras[e, 0], extras[e, 1], extras[e, 2], extras[e, 3])
+        _occlude(
+            cover, dirs, segs, nb_start, nb, -1,
+            px, py, extras[e, 0], extras[e, 1], extras[e, 2], extras[e, 3],
+        )  # fmt: skip
     # 1. flood the cells outward from the observer's
     queue = np.empty(nx * ny, dtype=np.int64)
-    start = int(math.floor((py - y0) / h)) * nx + int(math.floor((px - x0) / h))
+    start = int(math.floor((py - y0) / h)) * nx + int(math.floor((px - x0) / h))  # noqa: RUF046 (numba)
     queue[0] = start
     cell_seen[start] = stamp
     head, tail = 0, 1
@@ -412,7 +479,10 @@ def _flood(
                 seen[i] = stamp
                 chosen[count] = i
                 count += 1
-                _occlude(cover, dirs, px, py, segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3])
+                _occlude(
+                    cover, dirs, segs, nb_start, nb, i,
+                    px, py, segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3],
+                )  # fmt: skip
         for step in range(4):
             rr = r + (1 if step == 0 else -1 if step == 1 else 0)
             cc = c + (1 if step == 2 else -1 if step == 3 else 0)
@@ -439,7 +509,7 @@ def choose_walls(
     margin = 1e-9 * scale + 1e-300
     reach = radius * (1.0 + 1e-9) + margin
     chosen = _flood(
-        segs, x0, y0, h, nx, ny, starts, members, dirs, extras,
+        segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, dirs, extras,
         px, py, radius, box, seen, cell_seen, stamp,
     )  # fmt: skip
     count = visible = chosen.shape[0]
@@ -680,10 +750,12 @@ def _blocked(walls, chosen, px, py, qx, qy, after):
 
 
 @njit(cache=True)
-def flood_walls(segs, x0, y0, h, nx, ny, starts, members, dirs, px, py, seen, cell_seen, stamp):
+def flood_walls(
+    segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, dirs, px, py, seen, cell_seen, stamp,
+):  # fmt: skip
     """The walls of the cells not hidden from p, with no radius, bounds or extras."""
     return _flood(
-        segs, x0, y0, h, nx, ny, starts, members, dirs, np.empty((0, 4)),
+        segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, dirs, np.empty((0, 4)),
         px, py, 0.0, np.empty(0), seen, cell_seen, stamp,
     )  # fmt: skip
 
