@@ -37,6 +37,12 @@ def table_log_likelihood(ranges, n_beams, log_rows, row_of_beam, resolution, las
         out[p] = total
 
 
+# erf(x) rounds to 1.0 for x >= 6 (1 - erf(6) is about 2e-17, below half an ulp
+# of 1), and exp(-g) to 0.0 for g > 746: both are skipped there, same numbers.
+_ERF_ONE = 6.0
+_EXP_ZERO = 746.0
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def beam_log_likelihood(ranges, n_beams, observed, weights, sigma, rate, max_range, out):
     """out[p] = sum_b log p(observed_b | ranges[p * B + b]) under the beam model.
@@ -47,30 +53,37 @@ def beam_log_likelihood(ranges, n_beams, observed, weights, sigma, rate, max_ran
     a Gaussian (``sigma``) normalised on [0, max_range], the short part an
     exponential (``rate``) normalised on [0, expected] (none when expected
     is 0), the max part a point mass at max_range, the random part uniform
-    on [0, max_range).
+    on [0, max_range). What depends on the reading alone is worked out once
+    per beam; ``erf`` and ``exp`` are skipped where they round to 1 and 0.
     """
     z_hit = weights[0]
     z_short = weights[1]
-    z_max = weights[2]
-    z_rand = weights[3]
     scale = 1.0 / (sigma * math.sqrt(2.0))
-    peak = 1.0 / (sigma * _SQRT_2PI)
-    uniform = 1.0 / max_range
+    hit_peak = z_hit / (sigma * _SQRT_2PI)
+    # per beam: the short part's numerator, and the max or random part
+    short_top = np.empty(n_beams)
+    flat = np.empty(n_beams)
+    for b in range(n_beams):
+        z = observed[b]
+        short_top[b] = z_short * rate * math.exp(-rate * z)
+        flat[b] = weights[2] if z == max_range else weights[3] / max_range
     for p in range(out.shape[0]):
         base = p * n_beams
         total = 0.0
         for b in range(n_beams):
             z = observed[b]
             expected = ranges[base + b]
-            # the Gaussian's mass on [0, max_range]: (erf(b') - erf(a')) / 2
-            mass = 0.5 * (math.erf((max_range - expected) * scale) - math.erf(-expected * scale))
+            density = flat[b]
             t = (z - expected) / sigma
-            density = z_hit * (peak * math.exp(-0.5 * t * t) / mass)
+            g = 0.5 * t * t
+            if g <= _EXP_ZERO and z_hit > 0.0:
+                # the Gaussian's mass on [0, max_range]: (erf(a) + erf(c)) / 2
+                a = (max_range - expected) * scale
+                c = expected * scale
+                erf_a = 1.0 if a >= _ERF_ONE else math.erf(a)
+                erf_c = 1.0 if c >= _ERF_ONE else math.erf(c)
+                density += hit_peak * math.exp(-g) / (0.5 * (erf_a + erf_c))
             if z <= expected and expected > 0.0:
-                density += z_short * (rate * math.exp(-rate * z) / -math.expm1(-rate * expected))
-            if z == max_range:
-                density += z_max
-            else:
-                density += z_rand * uniform
+                density += short_top[b] / -math.expm1(-rate * expected)
             total += math.log(density)
         out[p] = total
