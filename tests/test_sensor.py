@@ -360,29 +360,48 @@ def test_bad_beam_models(args, match):
 
 
 # --------------------------------------------------------------- range_libc
+def _range_libc_frame(rm, grid, poses):
+    """The query converter under which range_libc's casts best match ours (its builds differ)."""
+    exact = scan_many(grid, poses, [0.0], 100.0).ravel()
+    best, best_share = None, 0.0
+    for convert in (
+        lambda q: q,  # the registry build: (x, y, theta)
+        lambda q: np.column_stack([q[:, 1], q[:, 0], np.pi / 2 - q[:, 2]]),  # ROS conversion on
+    ):
+        out = np.empty(len(poses), np.float32)
+        rm.calc_range_many(np.ascontiguousarray(convert(poses), dtype=np.float32), out)
+        share = (np.abs(out - exact) < 0.01).mean()
+        if share > best_share:
+            best, best_share = convert, share
+    assert best_share > 0.8, "range_libc's casts match no known frame"
+    return best
+
+
 def test_agrees_with_range_libc_on_its_own_table():
     """range_libc (pip install pyrangelibc-danieldugas) evaluating the same table.
 
-    Its fused ``calc_range_repeat_angles_eval_sensor_model`` returns zeros on
-    maps it did not load from ROS, so the rays are expanded and cast with
-    ``calc_range_many``, then its ``eval_sensor_model`` (product of
-    ``table[(int) observed][(int) expected]``, pixels = world units here)
-    runs on those ranges. Its ranges are approximate and its index truncates
-    where ours rounds, so on poses whose every range lies within half a
-    pixel of the exact one each beam's column differs by at most one: the
-    log-likelihoods differ by at most the largest step between neighbouring
-    columns of the beam's row. Readings are k + 0.25, the same row either way.
+    range_libc casts the expanded rays with ``calc_range_many``; its
+    ``eval_sensor_model`` (the product of ``table[(int) observed][(int)
+    expected]``, pixels = world units here) evaluates them. The registry
+    build compiles that helper out (it writes nothing); there its rule is
+    applied to its ranges in NumPy instead. Its ranges are approximate and
+    its index truncates where ours rounds, so on poses whose every range lies
+    within half a pixel of the exact one each beam's column differs by at
+    most one: the log-likelihoods differ by at most the largest step between
+    neighbouring columns of the beam's row. Readings are k + 0.25, the same
+    row either way.
     """
     range_libc = pytest.importorskip("range_libc")
     grid = _basement_like(size=200)
     rm = range_libc.PyRayMarching(range_libc.PyOMap(np.array(grid.solid)), 100)
     poses = _free_poses(grid, 400, 9)
+    convert = _range_libc_frame(rm, grid, poses)
     angles = np.linspace(-2.0, 2.0, 20)
     ours = scan_many(grid, poses, angles, 100.0)
     rays = np.column_stack([np.repeat(poses[:, :2], len(angles), axis=0),
                             (poses[:, 2:3] + angles[None, :]).reshape(-1)])  # fmt: skip
     theirs = np.empty(len(rays), np.float32)
-    rm.calc_range_many(rays.astype(np.float32), theirs)
+    rm.calc_range_many(np.ascontiguousarray(convert(rays), dtype=np.float32), theirs)
     agree = (np.abs(theirs.reshape(ours.shape) - ours) < 0.5).all(axis=1)
     assert agree.mean() > 0.5  # the same map, frame and rays (range_libc: off the map is max)
     x = np.arange(101.0)
@@ -390,12 +409,15 @@ def test_agrees_with_range_libc_on_its_own_table():
     table /= table.sum(axis=0)  # each column a distribution over readings, as the MIT filter's
     rm.set_sensor_model(table)
     observed = np.floor(ours[0]) + 0.25
-    weights = np.empty(len(poses))
+    weights = np.full(len(poses), np.nan)
     rm.eval_sensor_model(observed.astype(np.float32), theirs, weights, len(angles), len(poses))
+    if np.isnan(weights).all():  # the helper is compiled out: its rule, in NumPy
+        d = np.clip(theirs.reshape(ours.shape), 0, 100).astype(int)
+        weights = np.prod(table[observed.astype(int)[None, :], d], axis=1)
     got = scan_likelihood(grid, poses, angles, observed, max_range=100.0, table=table,
                           table_resolution=1.0)  # fmt: skip
     steps = np.abs(np.diff(np.log(table), axis=1)).max(axis=1)
     bound = steps[observed.astype(int)].sum()
     difference = np.abs(got - np.log(weights))[agree]
     assert difference.max() <= bound * (1 + 1e-9)
-    assert np.isclose(got[0], np.log(weights[0]), rtol=1e-6)  # the pose of the scan itself
+    assert difference.max() > 0  # rounding and truncation differ somewhere
