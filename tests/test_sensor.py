@@ -421,3 +421,30 @@ def test_agrees_with_range_libc_on_its_own_table():
     difference = np.abs(got - np.log(weights))[agree]
     assert difference.max() <= bound * (1 + 1e-9)
     assert difference.max() > 0  # rounding and truncation differ somewhere
+
+
+# ------------------------------------------------------------- concurrency
+class _AsRanges:  # the shape test_concurrency's comparison reads
+    def __init__(self, values):
+        self.distance = values
+        self.cell = values
+
+
+def test_edits_while_likelihoods_run_are_seen_whole():
+    from test_concurrency import _flip_while_casting
+
+    rng = np.random.default_rng(8)
+    grid = Grid(rng.random((96, 96)) < 0.05, outside="solid")
+    wall = np.array([(i, 48) for i in range(8, 88)])
+    poses = np.column_stack([rng.random((600, 2)) * 96, rng.uniform(-3, 3, 600)])
+    angles = np.linspace(-np.pi, np.pi, 40, endpoint=False)
+    observed = np.full(40, 10.0)
+    table = rng.random((60, 60)) + 0.01
+    seen = _flip_while_casting(
+        grid,
+        lambda: grid.set_solid(wall, False),
+        lambda: grid.set_solid(wall, True),
+        lambda: _AsRanges(scan_likelihood(grid, poses, angles, observed, max_range=50.0,
+                                          table=table, table_resolution=1.0)),
+    )  # fmt: skip
+    assert "mixed" not in seen, seen
