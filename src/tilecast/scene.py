@@ -182,6 +182,8 @@ class VisibilityScene:
         self, radius: float | None, box: tuple[float, float, float, float] | None
     ) -> tuple[np.ndarray, np.ndarray, bool]:
         """Sorted pieces for the sweep's first wall, when they do not depend on the observer."""
+        if self._fallback:
+            return np.empty((0, 4)), np.empty(0, dtype=np.int64), False
         if radius is not None or self._circles is not None:
             return np.empty((0, 4)), np.empty(0, dtype=np.int64), True
         if box is None:
@@ -343,7 +345,10 @@ class VisibilityScene:
             if bad.get(q) == 1:
                 raise ValueError(f"observers[{q}]: {_INFINITE}")
             if out[q] is None:
-                out[q] = self.polygon(pts[q], radius=radius, cone=cone, bounds=bounds)
+                try:
+                    out[q] = self.polygon(pts[q], radius=radius, cone=cone, bounds=bounds)
+                except ValueError as error:
+                    raise ValueError(f"observers[{q}]: {error}") from None
         return [poly for poly in out if poly is not None]
 
     def visible(self, observer: Any, points: Any) -> np.ndarray:

@@ -1,0 +1,280 @@
+"""VisibilityScene: the same arrays as visibility_polygon, exact visible(), batches, errors."""
+
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import tilecast as tc
+from tilecast.io import load_map
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import _maps  # noqa: E402
+
+NAV2 = ROOT / "tests" / "data" / "navigation2"
+
+
+def answer(fn, *args, **kwargs):
+    """The array, or the error's type and message."""
+    try:
+        return fn(*args, **kwargs)
+    except ValueError as error:
+        return ("ValueError", str(error))
+
+
+def assert_same(scene, walls, p, **kwargs):
+    circles = kwargs.pop("circles", None)
+    got = answer(scene.polygon, p, **kwargs)
+    want = answer(tc.visibility_polygon, walls, p, circles=circles, **kwargs)
+    if isinstance(want, tuple) or isinstance(got, tuple):
+        assert got == want, (p, kwargs)
+        return False
+    assert got.shape == want.shape, (p, kwargs)
+    assert np.array_equal(got, want), (p, kwargs, np.abs(got - want).max())
+    return True
+
+
+# ------------------------------------------------------------ hard scenes
+coordinate = st.one_of(
+    st.integers(0, 8).map(float),  # lattice: many vertices in line with the observer
+    st.integers(0, 32).map(lambda k: k / 4),
+    st.floats(0.0, 8.0, allow_nan=False).map(lambda v: round(v, 3)),
+)
+point = st.tuples(coordinate, coordinate)
+wall = st.tuples(point, point).filter(lambda w: w[0] != w[1])
+OPTIONS = st.sampled_from(["plain", "radius", "cone", "bounds", "cone+radius", "circles"])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    walls=st.lists(wall, min_size=0, max_size=14),
+    observers=st.lists(st.one_of(point, st.sampled_from([(4.0, 4.0), (0.5, 0.5)])), min_size=1),
+    option=OPTIONS,
+    data=st.data(),
+)
+def test_hypothesis_scenes_equal_visibility_polygon(walls, observers, option, data):
+    # A closed room around crossing, touching, overlapping walls; observers on
+    # lattice points (on walls, at their ends, in line with vertices).
+    room = [((0, 0), (8, 0)), ((8, 0), (8, 8)), ((8, 8), (0, 8)), ((0, 8), (0, 0))]
+    closed = data.draw(st.booleans())
+    segments = np.array((room if closed else []) + walls, dtype=float).reshape(-1, 2, 2)
+    kwargs = {}
+    if "radius" in option:
+        kwargs["radius"] = data.draw(st.sampled_from([0.75, 2.0, 3.5, 20.0]))
+    if "cone" in option:
+        angle = data.draw(st.sampled_from([0.0, 0.5, np.pi / 4, 2.0, -2.5]))
+        half = data.draw(st.sampled_from([0.3, np.pi / 4, 1.5, 3.0]))
+        kwargs["cone"] = ((np.cos(angle), np.sin(angle)), half)
+    if option == "bounds":
+        kwargs["bounds"] = data.draw(st.sampled_from([(-1, -1, 9, 9), (0, 0, 8, 8), (1, 1, 6, 7)]))
+    circles = None
+    if option == "circles":
+        circles = [(data.draw(coordinate), data.draw(coordinate), 0.75)]
+        kwargs["radius"] = 10.0
+    scene = tc.VisibilityScene(segments, circles=circles)
+    for p in observers:
+        assert_same(scene, segments, p, circles=circles, **kwargs)
+
+
+# --------------------------------------------------------------- real maps
+def map_cases():
+    yield "rooms", tc.Grid(_maps.rooms_and_corridors(size=64, rooms=12), outside="solid")
+    yield "caves", tc.Grid(_maps.caves(size=64), outside="solid")
+    yield "open", tc.Grid(_maps.open_field(size=128), outside="solid")
+    for name in ("TenByTen", "tb3_sandbox", "depot"):
+        yield name, load_map(NAV2 / f"{name}.yaml")
+
+
+@pytest.mark.parametrize(("name", "grid"), list(map_cases()), ids=lambda v: str(v)[:12])
+def test_maps_equal_visibility_polygon(name, grid):
+    walls = tc.wall_segments(grid)
+    scene = tc.VisibilityScene.from_grid(grid)
+    assert np.array_equal(scene.segments, walls)
+    rng = np.random.default_rng(len(name))
+    free = np.argwhere(~np.asarray(grid.solid))[:, ::-1]  # (col, row)
+    (w, h), (ox, oy) = grid.tile_size, grid.origin
+    cells = free[rng.integers(len(free), size=60)]
+    offsets = np.where(rng.random((60, 1)) < 0.3, 0.5, rng.random((60, 2)))  # centres: collinear
+    observers = np.array([ox, oy]) + (cells + offsets) * np.array([w, h])
+    extent = (ox, oy, ox + grid.shape[1] * w, oy + grid.shape[0] * h)
+    compared = 0
+    for k, p in enumerate(observers):
+        kwargs = {}
+        if k % 4 == 1:
+            kwargs["radius"] = float(rng.uniform(2, 30)) * w
+        if k % 4 == 2:
+            kwargs["cone"] = ((1.0, float(rng.uniform(-1, 1))), float(rng.uniform(0.2, 2.0)))
+        if k % 4 == 3:
+            kwargs["bounds"] = extent
+        compared += assert_same(scene, walls, tuple(p), **kwargs)
+    assert compared > 40
+
+
+def test_polygons_equal_a_loop_of_polygon():
+    grid = tc.Grid(_maps.caves(size=64), outside="solid")
+    scene = tc.VisibilityScene.from_grid(grid)
+    rng = np.random.default_rng(3)
+    free = np.argwhere(~np.asarray(grid.solid))[:, ::-1]
+    observers = free[rng.integers(len(free), size=3000)] + rng.random((3000, 2))
+    for kwargs in ({}, {"radius": 6.0}, {"cone": ((0.0, 1.0), 0.7), "bounds": (0, 0, 64, 64)}):
+        batch = scene.polygons(observers, **kwargs)
+        assert len(batch) == len(observers)
+        for p, poly in zip(observers[::7], batch[::7], strict=True):
+            assert np.array_equal(poly, scene.polygon(p, **kwargs))
+            assert np.array_equal(poly, tc.visibility_polygon(scene.segments, p, **kwargs))
+    assert scene.polygons(np.empty((0, 2))) == []
+
+
+def test_polygons_with_circles_and_errors_in_order():
+    walls = [[[0, 0], [10, 0]], [[10, 0], [10, 10]], [[10, 10], [0, 10]], [[0, 10], [0, 0]]]
+    scene = tc.VisibilityScene(walls, circles=[(5, 5, 1)])
+    observers = [(2, 2), (5, 5), (8.5, 3)]
+    got = scene.polygons(observers)
+    for p, poly in zip(observers, got, strict=True):
+        assert np.array_equal(poly, tc.visibility_polygon(walls, p, circles=[(5, 5, 1)]))
+    assert got[1].shape == (0, 2)  # inside the circle
+    with pytest.raises(ValueError, match=r"observers\[1\].*infinity"):
+        tc.VisibilityScene(walls).polygons([(5, 5), (20, 20)])  # the second is outside
+
+
+# ----------------------------------------------------------------- visible
+def _orient(a, b, c):
+    det = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+    return (det > 0) - (det < 0)
+
+
+def sees(walls, p, q):
+    """Exact line of sight with Fraction, the polygon's rules; None when degenerate."""
+    p, q = tuple(map(Fraction, p)), tuple(map(Fraction, q))
+    if p == q:
+        return True
+    for a, b in walls:
+        a, b = tuple(map(Fraction, a)), tuple(map(Fraction, b))
+        if _orient(p, a, b) == 0:
+            continue  # in line with the observer: hides nothing
+        o1, o2 = _orient(p, q, a), _orient(p, q, b)
+        o3, o4 = _orient(a, b, p), _orient(a, b, q)
+        if 0 in (o1, o2, o4):
+            return None  # through a wall's end, or ending on a wall
+        if o1 != o2 and o3 != o4:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("name", ["rooms", "tb3_sandbox"])
+def test_visible_against_exact_line_of_sight(name):
+    grid = dict(map_cases())[name]
+    scene = tc.VisibilityScene.from_grid(grid)
+    segs = scene.segments
+    rng = np.random.default_rng(5)
+    (w, h), (ox, oy) = grid.tile_size, grid.origin
+    cell = np.array([w, h])
+    free = np.argwhere(~np.asarray(grid.solid))[:, ::-1]
+    checked = 0
+    for c in free[rng.integers(len(free), size=6)]:
+        p = np.array([ox, oy]) + (c + 0.5) * cell
+        # half-cell lattice points near p (often in line with walls' ends), random points
+        q = p + rng.integers(-24, 25, (150, 2)) / 2 * cell
+        q = np.vstack([q, p + rng.uniform(-12, 12, (150, 2)) * cell])
+        got = scene.visible(p, q)
+        assert got.dtype == bool and got.shape == (300,)
+        box_lo, box_hi = p - 13 * cell, p + 13 * cell
+        near = (segs.max(axis=1) >= box_lo).all(1) & (segs.min(axis=1) <= box_hi).all(1)
+        walls = segs[near].tolist()  # only these can cross a segment from p to a point
+        for point, seen in zip(q, got, strict=True):
+            want = sees(walls, p, point)
+            if want is not None:
+                checked += 1
+                assert seen == want, (p.tolist(), point.tolist())
+        # away from its boundary, the polygon agrees
+        poly = scene.polygon(p)
+        inside = tc.point_in_polygon(q, poly)
+        far = _boundary_distance(poly, q) > 1e-6
+        assert (inside[far] == got[far]).all()
+    assert checked > 1000
+
+
+def _boundary_distance(poly, pts):
+    a, b = poly, np.roll(poly, -1, axis=0)
+    e = b - a
+    v = pts[:, None, :] - a[None]
+    t = np.clip((v * e).sum(-1) / np.maximum((e * e).sum(-1), 1e-300), 0, 1)
+    d = v - t[..., None] * e
+    return np.sqrt((d * d).sum(-1)).min(1)
+
+
+def test_visible_rules_on_a_small_room():
+    room = [[[0, 0], [4, 0]], [[4, 0], [4, 4]], [[4, 4], [0, 4]], [[0, 4], [0, 0]]]
+    corner = [[[2, 1], [3, 1]], [[3, 1], [3, 2]]]  # an L: a ray through its corner stops there
+    scene = tc.VisibilityScene(room + corner)
+    points = [(2.5, 1.0), (2.5, 0.5), (3.5, 0.5), (2.0, 0.5), (1.5, 0.0), (4.0, 4.0), (5, 5)]
+    assert scene.visible((2.0, 2.0), points).tolist() == [
+        True,  # on a wall it sees
+        False,  # behind it
+        False,  # beyond the L's corner (walls on both sides of the ray)
+        True,  # past the end of a wall the ray grazes
+        True,  # on the room's wall
+        True,  # in the room's corner
+        False,  # outside the room
+    ]
+    assert scene.visible((2.5, 1.0), [(2.5, 0.5)]).tolist() == [True]  # on a wall: both sides
+
+
+# ------------------------------------------------------------ bad input
+def test_bad_input_as_visibility_polygon():
+    room = [[[0, 0], [4, 0]], [[4, 0], [4, 4]], [[4, 4], [0, 4]], [[0, 4], [0, 0]]]
+    scene = tc.VisibilityScene(room)
+    with pytest.raises(ValueError, match="observer"):
+        scene.polygon((np.nan, 1.0))
+    with pytest.raises(TypeError, match="observer"):
+        scene.polygon("xy")
+    with pytest.raises(ValueError, match="radius"):
+        scene.polygon((1, 1), radius=-1)
+    with pytest.raises(ValueError, match="bounds"):
+        scene.polygon((5, 5), bounds=(0, 0, 4, 4))
+    with pytest.raises(ValueError, match="cone"):
+        scene.polygon((1, 1), cone=((0, 0), 1.0))
+    with pytest.raises(ValueError, match="segments"):
+        tc.VisibilityScene(np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="segments"):
+        tc.VisibilityScene([[[0, 0], [np.nan, 1]]])
+    with pytest.raises(ValueError, match="circles"):
+        tc.VisibilityScene(room, circles=[(1, 1, 0)])
+    with pytest.raises(ValueError, match="observers"):
+        scene.polygons([(1, 1, 1)])
+    with pytest.raises(ValueError, match="points"):
+        scene.visible((1, 1), [(1, np.inf)])
+    with pytest.raises(ValueError, match="infinity"):
+        tc.VisibilityScene([[[1, 0], [1, 1]]]).polygon((0.5, 0.5))
+
+
+def test_observer_outside_the_prepared_walls():
+    walls = np.array([[[0, 0], [4, 0]], [[2, 1], [3, 1]]], dtype=float)
+    scene = tc.VisibilityScene(walls)
+    for p in [(10.0, 10.0), (-3.0, 0.5), (2.5, 0.5), (2.5, 0.0)]:
+        for kwargs in ({}, {"radius": 2.0}, {"bounds": (-5, -5, 20, 20)}):
+            assert_same(scene, walls, p, **kwargs)
+    empty = tc.VisibilityScene(np.empty((0, 2, 2)))
+    assert_same(empty, np.empty((0, 2, 2)), (1.0, 1.0), radius=1.0)
+    assert_same(empty, np.empty((0, 2, 2)), (1.0, 1.0))
+
+
+# --------------------------------------------------------------- example
+def test_many_lights_example(tmp_path):
+    out = tmp_path / "lights.png"
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "many_lights.py"), str(out), "--size", "48"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "per frame" in run.stdout
+    assert out.stat().st_size > 1000
