@@ -16,12 +16,15 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from tilecast.grid import Grid
+
+if TYPE_CHECKING:  # imported when the demo runs
+    from tilecast.scene import VisibilityScene
 
 __all__ = ["State", "first_person_columns", "load_world", "run"]
 
@@ -89,6 +92,8 @@ class State:
 
     #: The map's wall segments ``(M, 2, 2)`` for the lit area; set by :func:`run`.
     segments: NDArray[np.float64]
+    #: Those walls prepared for the lit area (a VisibilityScene); set by :func:`run`.
+    scene: VisibilityScene
 
     def __init__(self, grid: Grid) -> None:
         self.grid = grid
@@ -184,7 +189,7 @@ def first_person_columns(
 
 
 def _draw(pygame: Any, screen: Any, state: State, background: Any) -> None:
-    from tilecast import fov, visibility_polygon
+    from tilecast import fov
 
     grid = state.grid
     (w, h), (ox, oy) = grid.tile_size, grid.origin
@@ -203,9 +208,7 @@ def _draw(pygame: Any, screen: Any, state: State, background: Any) -> None:
         for r, c in np.argwhere(seen):
             overlay.fill((255, 206, 84, 90), (c * CELL, r * CELL, CELL, CELL))
     if state.show["lit"]:
-        lit = visibility_polygon(
-            state.segments, viewer, bounds=(ox, oy, ox + cols * w, oy + rows * h)
-        )
+        lit = state.scene.polygon(viewer, bounds=(ox, oy, ox + cols * w, oy + rows * h))
         pygame.draw.polygon(overlay, (255, 240, 150, 110), px(lit))
     screen.blit(overlay, (0, 0))
     if state.show["rays"]:
@@ -277,7 +280,7 @@ def run(
     0
     """
     pygame = _pygame()
-    from tilecast import wall_segments
+    from tilecast import VisibilityScene, wall_segments
 
     pygame.init()
     try:
@@ -290,6 +293,7 @@ def run(
             background.fill((58, 60, 74), (c * CELL, r * CELL, CELL, CELL))
         state = State(grid)
         state.segments = wall_segments(grid)
+        state.scene = VisibilityScene(state.segments)
         (w, h), (ox, oy) = grid.tile_size, grid.origin
         toggles = {"1": "rays", "2": "fov", "3": "lit", "4": "first_person"}
         clock = pygame.time.Clock()
