@@ -301,8 +301,8 @@ def _row_before(rows, b, a):
 
 
 @njit(cache=True)
-def _sorted_rows(rows):
-    """The rows in lexicographic order without repeats (``np.unique(rows, axis=0)``)."""
+def row_order(rows):
+    """Indices of the rows in lexicographic order, equal rows in input order (merge sort)."""
     n = rows.shape[0]
     order = np.arange(n)
     tmp = np.empty(n, dtype=np.int64)
@@ -330,9 +330,16 @@ def _sorted_rows(rows):
                 k += 1
         order, tmp = tmp, order
         width *= 2
-    out = np.empty((n, 4))
+    return order
+
+
+@njit(cache=True)
+def _sorted_rows(rows):
+    """The rows in lexicographic order without repeats (``np.unique(rows, axis=0)``)."""
+    order = row_order(rows)
+    out = np.empty((rows.shape[0], 4))
     count = 0
-    for k in range(n):
+    for k in range(rows.shape[0]):
         r = order[k]
         if (
             count == 0
