@@ -9,26 +9,27 @@ underflows). ``expansion_sign`` sums any number of doubles exactly
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from tilecast._kernels import internal
 
 _SPLITTER = 134217729.0  # 2**27 + 1
 
 
-@njit(cache=True)
+@internal
 def two_sum(a, b):
     s = a + b
     bb = s - a
     return s, (a - (s - bb)) + (b - bb)
 
 
-@njit(cache=True)
+@internal
 def _split(a):
     c = _SPLITTER * a
     hi = c - (c - a)
     return hi, a - hi
 
 
-@njit(cache=True)
+@internal
 def two_prod(a, b):
     p = a * b
     ahi, alo = _split(a)
@@ -36,7 +37,7 @@ def two_prod(a, b):
     return p, ((ahi * bhi - p) + ahi * blo + alo * bhi) + alo * blo
 
 
-@njit(cache=True)
+@internal
 def expansion_sign(terms):
     """Sign (-1, 0, 1) of the exact sum of the doubles in ``terms``."""
     # h stays a non-overlapping expansion sorted by magnitude, so its sign is

@@ -20,6 +20,7 @@ import math
 import numpy as np
 from numba import njit
 
+from tilecast._kernels import internal
 from tilecast._kernels.exact import expansion_sign, two_prod, two_sum
 
 _EPS = 2.0**-53
@@ -36,7 +37,7 @@ _SAFE_LOW = 2.0**-SAFE_EXPONENT
 UNDECIDED = 2
 
 
-@njit(cache=True)
+@internal
 def _orient2d_exact(ax, ay, bx, by, cx, cy):
     # det = bx*cy - bx*ay - ax*cy - by*cx + by*ax + ay*cx, every product split
     # exactly into two doubles, then summed exactly.
@@ -50,12 +51,12 @@ def _orient2d_exact(ax, ay, bx, by, cx, cy):
     return expansion_sign(terms)
 
 
-@njit(cache=True)
+@internal
 def _sign(x):
     return (x > 0.0) - (x < 0.0)
 
 
-@njit(cache=True)
+@internal
 def product_difference_sign(p, q, r, s):
     """Exact sign of ``p*q - r*s`` for any finite doubles (no overflow, no underflow).
 
@@ -86,13 +87,13 @@ def product_difference_sign(p, q, r, s):
     return s1 * expansion_sign(terms)
 
 
-@njit(cache=True)
+@internal
 def _exact_difference(b, a):
     d, err = two_sum(b, -a)
     return d, math.isfinite(d) and err == 0.0
 
 
-@njit(cache=True)
+@internal
 def _scaled(x, shift):
     """``x * 2**shift`` and whether it is exact and inside the safe range."""
     y = math.ldexp(x, shift)
@@ -101,7 +102,7 @@ def _scaled(x, shift):
     return y, math.ldexp(y, -shift) == x and abs(y) >= _SAFE_LOW
 
 
-@njit(cache=True)
+@internal
 def _orient2d_slow(ax, ay, bx, by, cx, cy):
     d1, ok1 = _exact_difference(bx, ax)
     d2, ok2 = _exact_difference(cy, ay)
@@ -122,7 +123,7 @@ def _orient2d_slow(ax, ay, bx, by, cx, cy):
     return UNDECIDED
 
 
-@njit(cache=True)
+@internal
 def orient2d(ax, ay, bx, by, cx, cy):
     """Sign of (b - a) x (c - a): 1 left turn, -1 right, 0 collinear; UNDECIDED (2), rarely."""
     left = (bx - ax) * (cy - ay)
@@ -155,7 +156,7 @@ def orient_many(a, b, c):
 # ------------------------------------------------------------- bucketing aids
 # Plain loops instead of NumPy reductions (min, max, cumsum, floor) keep each
 # kernel's compile short: every NumPy function compiles its own generic code.
-@njit(cache=True)
+@internal
 def column_range(points, first, second):
     """Smallest and largest value in two columns (or one: first == second) of a 2D array."""
     lo = np.inf
@@ -166,7 +167,7 @@ def column_range(points, first, second):
     return lo, hi
 
 
-@njit(cache=True)
+@internal
 def prefix_sums(counts):
     """Inclusive running sums of an int64 array (``np.cumsum``)."""
     out = np.empty(counts.shape[0], dtype=np.int64)
@@ -178,7 +179,7 @@ def prefix_sums(counts):
 
 
 # ------------------------------------------------------------ point in polygon
-@njit(cache=True)
+@internal
 def count_at_most(ascending, value):
     """How many of the ``ascending`` values are ``<= value`` (a binary search).
 
@@ -272,14 +273,14 @@ def build_slab_index(polygon, boundaries, n_cols):
     return boundaries, x0, x1, inv_x, starts, entries, parity
 
 
-@njit(cache=True)
+@internal
 def column_scale(x0, x1, n_cols):
     """Columns per unit x for ``n_cols`` columns on [x0, x1]; 0 (one column) if not finite."""
     inv_x = n_cols / (x1 - x0) if x1 > x0 else 0.0
     return inv_x if math.isfinite(inv_x) else 0.0
 
 
-@njit(cache=True)
+@internal
 def column_of(x, x0, inv_x, n_cols):
     """Column of ``x`` (clamped to [0, n_cols - 1]; NaN from an overflow is column 0)."""
     u = (x - x0) * inv_x

@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from tilecast._kernels import internal
 from tilecast._kernels.beams import _SINCOS_RANGE, sincos_near
 from tilecast._kernels.intrinsics import bits_float, float_bits, prefetch
 from tilecast._kernels.maps import OFF_EMPTY
@@ -116,7 +117,7 @@ def _at(field, stride, t):
     return np.uint64(field * stride + t)
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def _stage(m, ox, oy, w, h, rows, cols, xs, ys, dxs, dys, limits, sf, si):
     """Set up rays 0 .. m - 1 of the staging buffers (no branch: vectorises).
 
@@ -198,7 +199,7 @@ def _stage(m, ox, oy, w, h, rows, cols, xs, ys, dxs, dys, limits, sf, si):
         si[STATE * STAGE_STRIDE + s] = np.int64(good)  # SURE or 0
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def _advance(flat, row_step, lf, li):
     """One pass: every lane leaves its cell's empty square and enters the next cell.
 
@@ -268,7 +269,7 @@ def _advance(flat, row_step, lf, li):
         prefetch(flat, li[IDX * LANE_STRIDE + t])
 
 
-@njit(cache=True)
+@internal
 def _cast_alone(k, accel, variants, pixels, outside_solid, ox, oy, w, h, x0, y0, dx, dy,
                 max_distance, gaps, ignore_start, jump_min, distance, point, normal, cell, inside,
                 status, full, walk_at):  # fmt: skip
@@ -302,7 +303,7 @@ def _outcome(state, hit_axis, current):
     return EXACT
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def _gather(kind, first, m, origins, directions, origin_stride, max_distances, poses, angles,
             max_range, xs, ys, dxs, dys, limits):  # fmt: skip
     """Copy rays first .. first + m - 1 of the input into the staging buffers."""

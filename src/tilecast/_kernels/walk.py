@@ -30,6 +30,7 @@ import math
 import numpy as np
 from numba import njit, types
 
+from tilecast._kernels import internal
 from tilecast._kernels.exact import expansion_sign, two_prod, two_sum
 from tilecast._kernels.intrinsics import caller_of, compiled_address
 from tilecast._kernels.maps import MIXED_TILE, OFF_EMPTY, SOLID
@@ -69,7 +70,7 @@ CORNERS_NONE = 3
 
 
 # ------------------------------------------------------------ exact predicates
-@njit(cache=True)
+@internal
 def exact_order(x_line, y_line, u0, v0, adu, adv, adu_lo, adv_lo, sx, sy):
     """Sign of sx*(x_line - u0)*(adv + adv_lo) - sy*(y_line - v0)*(adu + adu_lo), exactly."""
     a1, a2 = two_sum(sx * float(x_line), -sx * u0)
@@ -86,7 +87,7 @@ def exact_order(x_line, y_line, u0, v0, adu, adv, adu_lo, adv_lo, sx, sy):
     return expansion_sign(terms)
 
 
-@njit(cache=True)
+@internal
 def order(x_line, y_line, u0, v0, adu, adv, adu_lo, adv_lo, sx, sy):
     """-1 if the x crossing comes strictly first, 1 if the y crossing does, 0 if both."""
     lhs = (x_line - u0) * sx * adv
@@ -100,7 +101,7 @@ def order(x_line, y_line, u0, v0, adu, adv, adu_lo, adv_lo, sx, sy):
     return exact_order(x_line, y_line, u0, v0, adu, adv, adu_lo, adv_lo, sx, sy)
 
 
-@njit(cache=True)
+@internal
 def first_cell(u, d):
     """Index of the cell occupied just after ``t = 0`` along one axis."""
     if d < 0.0:
@@ -108,7 +109,7 @@ def first_cell(u, d):
     return np.int64(math.floor(u))
 
 
-@njit(cache=True)
+@internal
 def last_cell(u, d):
     """Index of the cell occupied just before a segment's end along one axis."""
     if d > 0.0:
@@ -116,7 +117,7 @@ def last_cell(u, d):
     return np.int64(math.floor(u))
 
 
-@njit(cache=True)
+@internal
 def settle(x_line, j0, u0, v0, du, dv, adu, adv, adu_lo, adv_lo, sx, sy):
     """Row occupied just before the ray crosses x_line, and the next row line.
 
@@ -139,7 +140,7 @@ def settle(x_line, j0, u0, v0, du, dv, adu, adv, adu_lo, adv_lo, sx, sy):
     return j, line
 
 
-@njit(cache=True)
+@internal
 def land(by_x, x_line, y_line, i, j, nx, ny, i0, j0, u0, v0, du, dv, adu, adv, adu_lo, adv_lo,
          sx, sy):  # fmt: skip
     """Move the ray to the cell it occupies just before it crosses ``x_line``
@@ -161,7 +162,7 @@ def land(by_x, x_line, y_line, i, j, nx, ny, i0, j0, u0, v0, du, dv, adu, adv, a
     return i, j, nx, ny
 
 
-@njit(cache=True)
+@internal
 def line_limit(u0, du, norm, max_distance, s):
     """Last grid line (in the walk direction) whose crossing is within max_distance.
 
@@ -188,12 +189,12 @@ def line_limit(u0, du, norm, max_distance, s):
     return line
 
 
-@njit(cache=True)
+@internal
 def _safe(x, large):
     return x == 0.0 or _SAFE_SMALL <= abs(x) <= large
 
 
-@njit(cache=True)
+@internal
 def start_ray(ox, oy, w, h, x0, y0, dx, dy):
     """Map a world ray to tile space.
 
@@ -233,7 +234,7 @@ def start_ray(ox, oy, w, h, x0, y0, dx, dy):
     return safe, u0, v0, du, dv, dx, dy, norm
 
 
-@njit(cache=True)
+@internal
 def enter_map(i, j, cols, rows, u0, v0, du, dv, adu_lo, adv_lo, sx, sy):
     """Bring a ray that starts in cell (i, j) off a map with an empty outside to it.
 
@@ -278,7 +279,7 @@ def enter_map(i, j, cols, rows, u0, v0, du, dv, adu_lo, adv_lo, sx, sy):
     return 0, i, j, nx, ny
 
 
-@njit(cache=True)
+@internal
 def corner_stop(a_solid, b_solid, gaps, i, j, sx, sy):
     """The diagonal-gap rule at a lattice point, from cell (i, j) along (sx, sy).
 
@@ -298,7 +299,7 @@ def corner_stop(a_solid, b_solid, gaps, i, j, sx, sy):
 
 
 # ----------------------------------------------------------------- map reads
-@njit(cache=True)
+@internal
 def _tile_value(info, q, variants, pixels, outside, big_i, big_j, px, py):
     """Walk value of pixel (px, py) of tile (big_i, big_j), anywhere in the plane.
 
@@ -316,7 +317,7 @@ def _tile_value(info, q, variants, pixels, outside, big_i, big_j, px, py):
     return v
 
 
-@njit(cache=True)
+@internal
 def _cell_value(info, q, variants, pixels, outside, tw, th, p, r):
     """Walk value of walk cell (pixel) (p, r)."""
     big_i = p // tw
@@ -325,7 +326,7 @@ def _cell_value(info, q, variants, pixels, outside, tw, th, p, r):
                        r - big_j * th)  # fmt: skip
 
 
-@njit(cache=True)
+@internal
 def _gone(i, j, cols, rows, sx, sy):
     """Off the map and moving away from it on some axis: never comes back."""
     return (
@@ -336,7 +337,7 @@ def _gone(i, j, cols, rows, sx, sy):
     )
 
 
-@njit(cache=True)
+@internal
 def _misses_map(i, j, sx, sy, i_last, j_last, cols, rows):
     """A segment now in cell (i, j), off the map, never enters it again."""
     if i < 0 and (sx <= 0 or i_last < 0):
@@ -349,7 +350,7 @@ def _misses_map(i, j, sx, sy, i_last, j_last, cols, rows):
 
 
 # ------------------------------------------------------------------ the walk
-@njit(cache=True)
+@internal
 def _record(out_f, out_i, k, f0, x, y, normal_x, normal_y, ci, cj, flag, px, py):
     out_f[k, 0] = f0
     out_f[k, 1] = x
@@ -808,7 +809,7 @@ CAST_RANGE_SIGNATURE = (
 )  # fmt: skip
 
 
-@njit(cache=True)
+@internal
 def store_first_hit(r, k, status, distance, point, normal, cell, inside):
     """Write a FIRST-mode walk result ``r`` as row ``k`` of a batch's outputs; return found.
 

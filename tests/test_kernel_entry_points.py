@@ -1,0 +1,90 @@
+"""Kernels compiled with ``tilecast._kernels.internal`` are never called from Python.
+
+Such a kernel has no Python entry wrapper (it shortens the first compile),
+so a call from Python would crash the process instead of raising. This test
+reads every module outside ``tilecast._kernels`` and fails if one imports an
+internal kernel or calls one through the kernel-module accessors
+(``_kg()``, ``_kv()``, ``_kernel()``, or a name bound to one of them).
+"""
+
+import ast
+import importlib
+import pkgutil
+from pathlib import Path
+
+import pytest
+
+import tilecast
+import tilecast._kernels
+
+SRC = Path(tilecast.__file__).resolve().parent
+ACCESSORS = {"_kg", "_kv", "_kernel", "_kernels"}
+ALIASES = {"kg", "kv", "kernel", "kernels"}
+
+
+def _internal_kernels() -> dict[str, set[str]]:
+    """Internal kernel names per kernel module (``walk`` -> {"order", ...})."""
+    found: dict[str, set[str]] = {}
+    for info in pkgutil.iter_modules(tilecast._kernels.__path__):
+        module = importlib.import_module(f"tilecast._kernels.{info.name}")
+        names = {
+            name
+            for name, value in vars(module).items()
+            if getattr(value, "targetoptions", {}).get("no_cpython_wrapper")
+            and getattr(value, "py_func", None) is not None
+            and value.py_func.__module__ == module.__name__
+        }
+        found[info.name] = names
+    return found
+
+
+def _python_modules() -> list[Path]:
+    return sorted(p for p in SRC.rglob("*.py") if "_kernels" not in p.relative_to(SRC).parts)
+
+
+def _uses(tree: ast.AST, internal: dict[str, set[str]]) -> list[str]:
+    every = set().union(*internal.values())
+    uses = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+            "tilecast._kernels."
+        ):
+            module = node.module.rsplit(".", 1)[-1]
+            uses += [
+                f"import {alias.name}"
+                for alias in node.names
+                if alias.name in internal.get(module, set())
+            ]
+        elif isinstance(node, ast.Attribute) and node.attr in every:
+            value = node.value
+            through_accessor = (
+                isinstance(value, ast.Call)
+                and isinstance(value.func, ast.Name)
+                and value.func.id in ACCESSORS
+            )
+            if through_accessor or (isinstance(value, ast.Name) and value.id in ALIASES):
+                uses.append(f".{node.attr}")
+    return uses
+
+
+def test_internal_kernels_exist():
+    internal = _internal_kernels()
+    assert "order" in internal["walk"]  # the check below has something to look for
+    assert "walk" not in internal["walk"]  # the walk itself is called from Python
+
+
+@pytest.mark.parametrize("path", _python_modules(), ids=lambda p: str(p.relative_to(SRC)))
+def test_no_python_call_of_an_internal_kernel(path):
+    uses = _uses(ast.parse(path.read_text(encoding="utf-8")), _internal_kernels())
+    assert not uses, f"{path.name} calls internal kernels from Python: {uses}"
+
+
+def test_the_check_catches_an_import_and_an_accessor_call():
+    internal = {"walk": {"order"}, "geometry": {"orient2d"}}
+    source = (
+        "from tilecast._kernels.walk import order\n"
+        "def f():\n    return _kg().orient2d(1, 2)\n"
+        "def g(kg):\n    return kg.orient2d(1, 2)\n"
+        "def h(self):\n    return self.order(1)\n"  # not a kernel module: fine
+    )
+    assert _uses(ast.parse(source), internal) == ["import order", ".orient2d", ".orient2d"]
