@@ -7,7 +7,9 @@ the classic MIT particle filter (``table[observed, expected]`` for integer
 pixel ranges: z_hit 0.75 Gaussian with sigma 8 px, z_short 0.01 linear,
 z_max 0.07 at the last index, z_rand 0.12 uniform, each column normalised).
 
-Systems, timed interleaved (A B C A B C ...), median of the repeats:
+Systems, timed interleaved (A B C A B C ...), median of the repeats, in wall
+time and in CPU time of the process (all threads; less disturbed by other
+work on the machine than wall time):
 
 - ``scan_likelihood``: tilecast's fused call with that table (exact ranges);
 - ``scan_many + NumPy``: tilecast's ranges (into a reused ``out=`` buffer),
@@ -35,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import resource
 import statistics
 import sys
 import time
@@ -228,6 +231,12 @@ def range_libc_methods(setup, table, angles, observed, log_table, observed_index
 
 
 # ---------------------------------------------------------------------- main
+def cpu_seconds():
+    """CPU time of this process, all threads: steadier than wall time on a shared machine."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="3 repeats")
@@ -289,22 +298,27 @@ def main():
         for run in runs.values():
             run(poses)  # warm: compiled kernels, clearance map, caches
         times = {label: [] for label in runs}
+        cpu = {label: [] for label in runs}
         for _ in range(repeats):
             for label, run in runs.items():
-                start = time.perf_counter()
+                start, start_cpu = time.perf_counter(), cpu_seconds()
                 run(poses)
                 times[label].append(time.perf_counter() - start)
-        base = statistics.median(times["scan_likelihood (table)"])
-        print(f"  {'system':<32} {'ms':>8} {'time / scan_likelihood':>24}")
-        for label, samples in times.items():
-            median = statistics.median(samples)
-            print(f"  {label:<32} {1e3 * median:8.2f} {median / base:24.2f}")
-        many = statistics.median(times["scan_many + NumPy"])
-        print(f"  table: scan_likelihood / (scan_many + NumPy) = {base / many:.2f}")
-        if "scan_many + NumPy (BeamModel)" in times:
-            fused = statistics.median(times["scan_likelihood (BeamModel)"])
-            split = statistics.median(times["scan_many + NumPy (BeamModel)"])
-            print(f"  BeamModel: scan_likelihood / (scan_many + NumPy) = {fused / split:.2f}")
+                cpu[label].append(cpu_seconds() - start_cpu)
+        wall = {label: statistics.median(samples) for label, samples in times.items()}
+        work = {label: statistics.median(samples) for label, samples in cpu.items()}
+        base, base_cpu = wall["scan_likelihood (table)"], work["scan_likelihood (table)"]
+        print(f"  {'system':<32} {'wall ms':>8} {'/ fused':>8} {'CPU ms':>8} {'/ fused':>8}")
+        for label in runs:
+            print(f"  {label:<32} {1e3 * wall[label]:8.2f} {wall[label] / base:8.2f} "
+                  f"{1e3 * work[label]:8.2f} {work[label] / base_cpu:8.2f}")  # fmt: skip
+        for name in ("table", "BeamModel"):
+            fused = f"scan_likelihood ({name})"
+            split = "scan_many + NumPy" + ("" if name == "table" else " (BeamModel)")
+            if split in wall:
+                by_wall, by_cpu = wall[fused] / wall[split], work[fused] / work[split]
+                print(f"  {name}: scan_likelihood / (scan_many + NumPy) = {by_wall:.2f} wall, "
+                      f"{by_cpu:.2f} CPU")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -589,11 +589,12 @@ def _scan_chunks(
     """Cast the scans of ``poses`` a chunk of poses at a time, never all at once.
 
     For each chunk of poses ``first .. end - 1`` (all of a pose's beams in one
-    chunk), ``evaluate(first, end, ranges)`` gets their ranges, flat
-    ``((end - first) * B,)``, exactly as :func:`scan_many` returns them, in a
-    scratch buffer that is dropped afterwards. On a grid the chunks run in
-    parallel on the pool (``evaluate`` must be thread-safe: chunks are
-    disjoint); on a tile map one after another. The whole cast sees one
+    chunk, about ``TASK`` rays or fewer), ``evaluate(first, end, ranges)``
+    gets their ranges, flat ``((end - first) * B,)``, exactly as
+    :func:`scan_many` returns them, in a scratch buffer that the next chunk
+    reuses. On a grid the chunks run in parallel on the pool (``evaluate``
+    must be thread-safe: chunks are disjoint); on a tile map one after
+    another. The whole cast sees one
     state of the map (``World._seen_whole``).
     """
     n_poses, n_beams = len(poses), len(angles)
@@ -614,12 +615,15 @@ def _scan_chunks(
 
         def task(lo: int, hi: int) -> None:  # the poses whose first beam is in lo .. hi - 1
             first, end = -(-lo // n_beams), -(-hi // n_beams)
-            if first == end:
-                return
-            ranges = np.empty((end - first) * n_beams)
-            _scan_grid_rays(world, view, poses[first:end], first, angles, max_range, 0,
-                            len(ranges), ranges, pose_name)  # fmt: skip
-            evaluate(first, end, ranges)
+            # at most about TASK rays at a time, into one scratch (stays in cache)
+            step = max(1, TASK // n_beams)
+            scratch = np.empty(min(step, end - first) * n_beams)
+            for start in range(first, end, step):
+                stop = min(start + step, end)
+                ranges = scratch[: (stop - start) * n_beams]
+                _scan_grid_rays(world, view, poses[start:stop], start, angles, max_range, 0,
+                                len(ranges), ranges, pose_name)  # fmt: skip
+                evaluate(start, stop, ranges)
 
         run_tasks(task, n_poses * n_beams)
 
