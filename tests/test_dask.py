@@ -190,6 +190,22 @@ def test_raycast_many_broadcasts_one_origin_or_direction(threads, grid):
     same_hits(one.compute(), tilecast.raycast_many(grid, origin, (1.0, 0.5)))
 
 
+def test_hits_fields_computed_together_cast_each_chunk_once(threads, grid, monkeypatch):
+    calls = []
+    local = tilecast.batch.raycast_many
+
+    def counted(*args, **kwargs):
+        calls.append(len(args[2]))
+        return local(*args, **kwargs)
+
+    monkeypatch.setattr(tilecast.batch, "raycast_many", counted)
+    directions = np.random.default_rng(20).normal(size=(50, 2))
+    hits = tcd.raycast_many(grid, (3.5, 4.5), da.from_array(directions, chunks=20))
+    result = hits.compute()
+    assert sorted(calls) == [10, 20, 20]  # three chunks, each cast once for the six fields
+    same_hits(result, local(grid, (3.5, 4.5), directions))
+
+
 def test_fov_counts_threads(threads, grid):
     for radius, options in [(None, {}), (5.5, {"light_walls": False}),
                             (4, {"metric": "chebyshev"})]:  # fmt: skip

@@ -81,7 +81,9 @@ def _shared(value: Any, what: str) -> Any:
     """
     client = _active_client()
     if client is not None:
-        return client.scatter(value, broadcast=True)
+        # a fresh key per call: under a content hash, a call right after another with
+        # the same map could see the key released by the first call's futures
+        return client.scatter(value, broadcast=True, hash=False)
     from dask.delayed import delayed
 
     return delayed(value, name=f"tilecast-{what}-{uuid.uuid4().hex}", pure=False)
