@@ -25,6 +25,7 @@ import math
 import numpy as np
 from numba import njit
 
+from tilecast._kernels import internal
 from tilecast._kernels.geometry import SAFE_EXPONENT, orient2d
 from tilecast._kernels.visibility import (
     finish_walls,
@@ -45,7 +46,7 @@ _HIGH = 2.0**402  # 4 * 2**400: the largest coordinate a prepared wall may have
 
 
 # ------------------------------------------------------------------ building
-@njit(cache=True)
+@internal
 def _sort_ints(keys):
     """Indices of ``keys`` (int64) in ascending order, ties in input order (merge sort)."""
     n = keys.shape[0]
@@ -78,7 +79,7 @@ def _sort_ints(keys):
     return order
 
 
-@njit(cache=True)
+@internal
 def _cell_span(lo, hi, x0, h, n):
     """Cells ``a .. b`` (inclusive, clamped to 0 .. n-1) a closed interval meets."""
     a = max(int(math.floor((lo - x0) / h)), 0)  # noqa: RUF046 (numba)
@@ -126,7 +127,7 @@ def build_cells(segs, x0, y0, h, nx, ny, slack):
     return starts, members
 
 
-@njit(cache=True)
+@internal
 def _touch(segs, i, j):
     """Do walls i and j share a point (exactly)?"""
     ax, ay, bx, by = segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3]
@@ -205,7 +206,7 @@ def lex_pieces(segs):
 
 
 # --------------------------------------------------------- occlusion buffer
-@njit(cache=True)
+@internal
 def _pseudo(dx, dy):
     """A pseudo-angle of (dx, dy) in [0, 4): monotone in the angle, one division."""
     if dy >= 0.0:
@@ -237,7 +238,7 @@ def wedge_directions():
     return dirs
 
 
-@njit(cache=True)
+@internal
 def _boundary_distance(dirs, k, px, py, ax, ay, ex, ey, far):
     """How far along wedge boundary k the wall's line lies (at most ``far``, with margin)."""
     dx, dy, length = dirs[k % BINS, 0], dirs[k % BINS, 1], dirs[k % BINS, 2]
@@ -250,7 +251,7 @@ def _boundary_distance(dirs, k, px, py, ax, ay, ex, ey, far):
     return min(far, t * length * _FAR)
 
 
-@njit(cache=True)
+@internal
 def _continued(segs, nb_start, nb, i, px, py, xx, xy, ox, oy):
     """Does a wall touching wall i at its end x carry on past x's direction (seen from p)?
 
@@ -268,7 +269,7 @@ def _continued(segs, nb_start, nb, i, px, py, xx, xy, ox, oy):
     return False
 
 
-@njit(cache=True)
+@internal
 def _occlude(cover, dirs, segs, nb_start, nb, i, px, py, ax, ay, bx, by):
     """Record that the wall a-b (wall i, or an extra: i < 0) hides what lies beyond it.
 
@@ -325,13 +326,13 @@ def _occlude(cover, dirs, segs, nb_start, nb, i, px, py, ax, ay, bx, by):
             _meet(cover, b)
 
 
-@njit(cache=True)
+@internal
 def _meet(cover, b):
     if cover[1, b] >= cover[3, b]:
         cover[0, b] = min(cover[0, b], max(cover[2, b], cover[4, b]))
 
 
-@njit(cache=True)
+@internal
 def new_cover():
     """An empty occlusion buffer (see ``_occlude``)."""
     cover = np.empty((5, BINS))
@@ -344,7 +345,7 @@ def new_cover():
     return cover
 
 
-@njit(cache=True)
+@internal
 def _hidden(cover, px, py, cx0, cy0, cx1, cy1, margin):
     """Is every point of the cell hidden behind walls recorded in ``cover``?"""
     if cx0 - margin <= px <= cx1 + margin and cy0 - margin <= py <= cy1 + margin:
@@ -379,7 +380,7 @@ def _hidden(cover, px, py, cx0, cy0, cx1, cy1, margin):
 
 
 # ------------------------------------------------------------------ queries
-@njit(cache=True)
+@internal
 def _mark(i, stamp, seen, chosen, count):
     if seen[i] != stamp:
         seen[i] = stamp
@@ -388,7 +389,7 @@ def _mark(i, stamp, seen, chosen, count):
     return count
 
 
-@njit(cache=True)
+@internal
 def _mark_touching(i, nb_start, nb, stamp, seen, chosen, count):
     count = _mark(i, stamp, seen, chosen, count)
     for k in range(nb_start[i], nb_start[i + 1]):
@@ -396,7 +397,7 @@ def _mark_touching(i, nb_start, nb, stamp, seen, chosen, count):
     return count
 
 
-@njit(cache=True)
+@internal
 def _min_x_in_disc(ax, ay, bx, by, px, py, radius):
     """Smallest x of the wall's part in the closed disc (radius <= 0: no disc); inf if none."""
     if radius <= 0.0:
@@ -418,7 +419,7 @@ def _min_x_in_disc(ax, ay, bx, by, px, py, radius):
     return min(ax + t0 * ex, ax + t1 * ex)
 
 
-@njit(cache=True)
+@internal
 def _surely_kept_x(ax, ay, bx, by, px, py, radius):
     """Smallest x of a wall that surely leaves a piece for the sweep (inf: not sure)."""
     la = math.hypot(ax - px, ay - py)
@@ -430,7 +431,7 @@ def _surely_kept_x(ax, ay, bx, by, px, py, radius):
     return _min_x_in_disc(ax, ay, bx, by, px, py, radius * (1.0 - 1e-6))
 
 
-@njit(cache=True)
+@internal
 def _flood(
     segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, dirs, extras,
     px, py, radius, box, seen, cell_seen, stamp,
@@ -493,7 +494,7 @@ def _flood(
     return chosen[:count].copy()
 
 
-@njit(cache=True)
+@internal
 def choose_walls(
     segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, dirs, extras,
     px, py, radius, box, lex_rows, lex_src, seen, cell_seen, stamp,
@@ -587,7 +588,7 @@ def choose_walls(
     return chosen[_sort_ints(chosen)]
 
 
-@njit(cache=True)
+@internal
 def _boxes_meet(walls, i, j):
     return (
         min(walls[i, 0], walls[i, 2]) <= max(walls[j, 0], walls[j, 2])
@@ -597,7 +598,7 @@ def _boxes_meet(walls, i, j):
     )
 
 
-@njit(cache=True)
+@internal
 def prepare_chosen(segs, chosen, nb_start, nb, extras, px, py, radius, seen, stamp, position):
     """``prepare_walls`` on the chosen walls (ascending) and the extras, pairs from the lists."""
     if radius > 0.0:
@@ -640,7 +641,7 @@ def prepare_chosen(segs, chosen, nb_start, nb, extras, px, py, radius, seen, sta
     return finish_walls(pieces, px, py, radius)
 
 
-@njit(cache=True)
+@internal
 def _pair(first, second, n, i, j):
     if n == first.shape[0]:
         grown_first = np.empty(2 * n, dtype=np.int64)
@@ -722,7 +723,7 @@ def polygons(
     return vertices[: offsets[n]].copy(), offsets, status
 
 
-@njit(cache=True)
+@internal
 def _blocked(walls, chosen, px, py, qx, qy, after):
     """Does a wall hide q just after (or just before) the direction of q, seen from p?"""
     for k in range(chosen.shape[0]):

@@ -13,12 +13,13 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from tilecast._kernels import internal
 from tilecast._kernels.geometry import column_range, orient2d, prefix_sums
 
 # ------------------------------------------------------------------ splitting
 
 
-@njit(cache=True)
+@internal
 def _on_open_segment(ax, ay, bx, by, qx, qy):
     # q is known to be collinear with a-b; is it strictly between a and b?
     if ax != bx:
@@ -26,7 +27,7 @@ def _on_open_segment(ax, ay, bx, by, qx, qy):
     return min(ay, by) < qy < max(ay, by)
 
 
-@njit(cache=True)
+@internal
 def _grown(points, n, size):
     """A copy of the first n rows of an (N, 2) array, with room for size rows.
 
@@ -40,7 +41,7 @@ def _grown(points, n, size):
     return grown
 
 
-@njit(cache=True)
+@internal
 def _push(buf_seg, buf_xy, n, seg, x, y):
     if n == buf_seg.shape[0]:
         grown_seg = np.empty(2 * n + 16, dtype=np.int64)
@@ -54,7 +55,7 @@ def _push(buf_seg, buf_xy, n, seg, x, y):
     return buf_seg, buf_xy, n + 1
 
 
-@njit(cache=True)
+@internal
 def _bucket_segments(segs, side):
     """CSR lists of the segments meeting each cell of a side x side grid (conservative)."""
     m = segs.shape[0]
@@ -105,7 +106,7 @@ def _bucket_segments(segs, side):
     return starts, members
 
 
-@njit(cache=True)
+@internal
 def _sort_split_points(seg, key, xy, n):
     """Indices of split points 0 .. n-1 by segment, then position along it (merge sort).
 
@@ -153,7 +154,7 @@ def _sort_split_points(seg, key, xy, n):
     return order
 
 
-@njit(cache=True)
+@internal
 def _split_pair(segs, i, j, buf_seg, buf_xy, n):
     """Record where segments i < j cross or touch (points on each, for the cut)."""
     ax, ay, bx, by = segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3]
@@ -189,7 +190,7 @@ def _split_pair(segs, i, j, buf_seg, buf_xy, n):
     return buf_seg, buf_xy, n
 
 
-@njit(cache=True)
+@internal
 def _cut(segs, buf_seg, buf_xy, n):
     """Cut each segment at its recorded points: the pieces ``(P, 4)`` and their segments."""
     m = segs.shape[0]
@@ -229,7 +230,7 @@ def _cut(segs, buf_seg, buf_xy, n):
     return out[:count].copy(), source[:count].copy()
 
 
-@njit(cache=True)
+@internal
 def split_segments(segs):
     """Split segments where they cross or touch, so that they meet only at ends.
 
@@ -255,7 +256,7 @@ def split_segments(segs):
     return _cut(segs, buf_seg, buf_xy, n)
 
 
-@njit(cache=True)
+@internal
 def split_pairs(segs, first, second):
     """Like :func:`split_segments`, with the candidate pairs given (``first[k] < second[k]``).
 
@@ -273,7 +274,7 @@ def split_pairs(segs, first, second):
 # ---------------------------------------------------------------- preparation
 
 
-@njit(cache=True)
+@internal
 def near_walls(segs, px, py, radius):
     """Which walls reach the square around p that holds the disc (widened far beyond rounding).
 
@@ -292,7 +293,7 @@ def near_walls(segs, px, py, radius):
     return keep
 
 
-@njit(cache=True)
+@internal
 def _row_before(rows, b, a):
     for c in range(4):
         if rows[b, c] != rows[a, c]:
@@ -300,7 +301,7 @@ def _row_before(rows, b, a):
     return False
 
 
-@njit(cache=True)
+@internal
 def row_order(rows):
     """Indices of the rows in lexicographic order, equal rows in input order (merge sort)."""
     n = rows.shape[0]
@@ -333,7 +334,7 @@ def row_order(rows):
     return order
 
 
-@njit(cache=True)
+@internal
 def _sorted_rows(rows):
     """The rows in lexicographic order without repeats (``np.unique(rows, axis=0)``)."""
     order = row_order(rows)
@@ -354,7 +355,7 @@ def _sorted_rows(rows):
     return out[:count].copy()
 
 
-@njit(cache=True)
+@internal
 def finish_walls(pieces, px, py, radius):
     """Clip the pieces to the disc (``radius > 0``), drop those in line with p, sort.
 
@@ -429,7 +430,7 @@ def prepare_walls(segs, extras, px, py, radius, split):
 # ---------------------------------------------------------------------- sweep
 
 
-@njit(cache=True)
+@internal
 def _same_direction(px, py, ux, uy, qx, qy):
     # q - p and u - p are known collinear (orientation 0); same side of p?
     if ux != px:
@@ -437,7 +438,7 @@ def _same_direction(px, py, ux, uy, qx, qy):
     return (qy > py) == (uy > py) and qy != py
 
 
-@njit(cache=True)
+@internal
 def _rel_half(px, py, ux, uy, qx, qy):
     # 0 for directions in [u, u + pi), 1 for [u + pi, u + 2 pi), relative to u.
     o = orient2d(px, py, ux, uy, qx, qy)
@@ -448,7 +449,7 @@ def _rel_half(px, py, ux, uy, qx, qy):
     return 0 if _same_direction(px, py, ux, uy, qx, qy) else 1
 
 
-@njit(cache=True)
+@internal
 def _angle_cmp(px, py, ux, uy, h1, x1, y1, h2, x2, y2):
     """-1 / 0 / 1: direction of (x1, y1) before / equal to / after (x2, y2), from u."""
     if h1 != h2:
@@ -457,7 +458,7 @@ def _angle_cmp(px, py, ux, uy, h1, x1, y1, h2, x2, y2):
     return -o
 
 
-@njit(cache=True)
+@internal
 def _event_before(px, py, ux, uy, ex, ey, half, b, a):
     """Does event b come before event a: by angle from u, then nearer first?
 
@@ -474,7 +475,7 @@ def _event_before(px, py, ux, uy, ex, ey, half, b, a):
     return ey[b] < ey[a] if ey[b] > py else ey[b] > ey[a]
 
 
-@njit(cache=True)
+@internal
 def _sort_events(px, py, ux, uy, ex, ey, half):
     """Indices of events in counter-clockwise order from direction u, nearer first (merge sort)."""
     n = ex.shape[0]
@@ -508,7 +509,7 @@ def _sort_events(px, py, ux, uy, ex, ey, half):
     return order
 
 
-@njit(cache=True)
+@internal
 def _closer(segs, px, py, i, j):
     """Is segment i in front of segment j (both cut by a common ray from p)?
 
@@ -530,14 +531,14 @@ def _closer(segs, px, py, i, j):
     return i < j  # only for crossing input (rounded split points); any order
 
 
-@njit(cache=True)
+@internal
 def _heap_swap(heap, pos, a, b):
     heap[a], heap[b] = heap[b], heap[a]
     pos[heap[a]] = a
     pos[heap[b]] = b
 
 
-@njit(cache=True)
+@internal
 def _heap_fix(segs, px, py, heap, pos, size, k):
     while k > 0:
         parent = (k - 1) // 2
@@ -559,7 +560,7 @@ def _heap_fix(segs, px, py, heap, pos, size, k):
         k = best
 
 
-@njit(cache=True)
+@internal
 def _heap_push(segs, px, py, heap, pos, size, i):
     heap[size] = i
     pos[i] = size
@@ -567,7 +568,7 @@ def _heap_push(segs, px, py, heap, pos, size, i):
     return size + 1
 
 
-@njit(cache=True)
+@internal
 def _heap_remove(segs, px, py, heap, pos, size, i):
     k = pos[i]
     if k < 0:
@@ -581,7 +582,7 @@ def _heap_remove(segs, px, py, heap, pos, size, i):
     return size
 
 
-@njit(cache=True)
+@internal
 def _point_on(segs, i, px, py, qx, qy):
     """Where the ray from p towards q meets segment i (q itself if it is an end)."""
     ax, ay, bx, by = segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3]
@@ -594,7 +595,7 @@ def _point_on(segs, i, px, py, qx, qy):
     return ax + t * ex, ay + t * ey
 
 
-@njit(cache=True)
+@internal
 def _emit(out, n, x, y):
     if n > 0 and out[n - 1, 0] == x and out[n - 1, 1] == y:
         return n
@@ -603,7 +604,7 @@ def _emit(out, n, x, y):
     return n + 1
 
 
-@njit(cache=True)
+@internal
 def _emit_boundary(out, n, segs, nearest, px, py, qx, qy, radius):
     if nearest >= 0:
         x, y = _point_on(segs, nearest, px, py, qx, qy)
@@ -614,7 +615,7 @@ def _emit_boundary(out, n, segs, nearest, px, py, qx, qy, radius):
     return _emit(out, n, x, y)
 
 
-@njit(cache=True)
+@internal
 def _emit_arc(out, n, px, py, radius, x1, y1, x2, y2, full):
     # Interior points of the arc from direction 1 counter-clockwise to direction
     # 2, at most one degree apart (the ends are emitted by the caller).
