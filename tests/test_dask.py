@@ -253,6 +253,8 @@ def test_bad_input_names_the_argument(threads, grid):
         tcd.scan_many(grid, poses[:, :2], ANGLES, 9.0)
     with pytest.raises(TypeError, match="poses must hold real numbers"):
         tcd.scan_many(grid, da.from_array(poses > 1), ANGLES, 9.0)
+    with pytest.raises(TypeError, match="poses must be a Dask array or array_like, got a Delayed"):
+        tcd.scan_many(grid, dask.delayed(poses), ANGLES, 9.0)
     with pytest.raises(ValueError, match="angles must be finite"):
         tcd.scan_many(grid, poses, [0.0, np.nan], 9.0)
     with pytest.raises(ValueError, match="max_range"):

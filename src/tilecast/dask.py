@@ -19,6 +19,7 @@ with ``pip install "tilecast[dask]"``. See docs/dask.md.
 from __future__ import annotations
 
 import math
+import os
 import sys
 import uuid
 from dataclasses import dataclass
@@ -44,8 +45,11 @@ __all__ = ["DaskHits", "fov_counts", "raycast_many", "scan_likelihood", "scan_ma
 # Rows per task for NumPy input: about a million rays (a scan counts its
 # beams), enough that a task's start-up (a millisecond on a cluster) is noise.
 _RAYS_PER_TASK = 2**20
-#: Origins per ``fov_counts`` task when the origins are not a Dask array.
+#: Fewest origins per ``fov_counts`` task by default: every task returns a whole
+#: (rows, cols) map, which costs tens of milliseconds to fill, ship and add.
 FOV_CHUNK = 4096
+# By default fov_counts makes about this many tasks per worker thread.
+_TASKS_PER_THREAD = 4
 # Partial count maps summed per node of fov_counts' reduction tree.
 _SPLIT_EVERY = 8
 
@@ -97,7 +101,7 @@ def _as_chunk(chunk: Any) -> int:
     return int(chunk)
 
 
-def _is_dask_array(value: Any) -> bool:
+def _is_dask_array(name: str, value: Any) -> bool:
     if "dask" not in sys.modules:
         return False
     import dask.array
@@ -108,7 +112,7 @@ def _is_dask_array(value: Any) -> bool:
 
     if is_dask_collection(value):
         raise TypeError(
-            f"expected a Dask array or array_like, got a {type(value).__name__} "
+            f"{name} must be a Dask array or array_like, got a {type(value).__name__} "
             "(convert it with .to_dask_array(lengths=True))"
         )
     return False
@@ -132,7 +136,7 @@ def _check_dask_rows(name: str, array: Any, width: int, kinds: str = "fiu") -> A
 def _rows(name: str, value: Any, width: int, chunk: int, checked: Any) -> Any:
     """``value`` as a Dask array of ``(N, width)`` rows; NumPy input is checked by ``checked``."""
     da = _dask_array()
-    if _is_dask_array(value):
+    if _is_dask_array(name, value):
         return _check_dask_rows(name, value, width)
     array = checked(value)
     return da.from_array(array, chunks=(chunk, width), name=False)
@@ -144,7 +148,11 @@ def _located(start_stop: tuple[Any, Any], call: Any, *args: Any, **kwargs: Any) 
         return call(*args, **kwargs)
     except (ValueError, TypeError) as exc:
         start, stop = start_stop
-        raise type(exc)(f"{exc} (in the chunk of rows {start} to {stop - 1})") from exc
+        try:
+            located = type(exc)(f"{exc} (in the chunk of rows {start} to {stop - 1})")
+        except Exception:  # an exception type with other constructor arguments
+            raise exc from None
+        raise located from exc
 
 
 def _rows_of(block_info: Any) -> tuple[Any, Any]:
@@ -478,7 +486,8 @@ def raycast_many(
         "diagonal_gaps": diagonal_gaps,
         "ignore_start": as_flag("ignore_start", ignore_start),
     }
-    given = [v for v in (origins, directions, max_distance) if _is_dask_array(v)]
+    arguments = {"origins": origins, "directions": directions, "max_distance": max_distance}
+    given = [v for name, v in arguments.items() if _is_dask_array(name, v)]
     along = given[0].chunks[0] if given else _default_chunk(chunk, 1)
     rays = [
         _ray_rows("origins", origins, along, lambda v: as_points_array("origins", v)),
@@ -518,7 +527,7 @@ def raycast_many(
 
 def _ray_rows(name: str, value: Any, along: Any, checked: Any) -> Any:
     """Rays as a Dask array of (N, 2) rows chunked ``along``, or one checked pair (broadcasts)."""
-    if _is_dask_array(value):
+    if _is_dask_array(name, value):
         rows = _check_dask_rows(name, value, 2)
         return rows if rows.chunks[0] == along else rows.rechunk({0: along})
     pairs = checked(value)
@@ -532,7 +541,7 @@ def _ray_rows(name: str, value: Any, along: Any, checked: Any) -> Any:
 
 def _ray_limits(max_distance: Any, n: int, along: Any) -> Any:
     """``max_distance`` as one float for every task, or an (N, 1) Dask array chunked ``along``."""
-    if _is_dask_array(max_distance):
+    if _is_dask_array("max_distance", max_distance):
         if max_distance.ndim != 1 or max_distance.shape[0] != n:
             raise ValueError(
                 f"max_distance must be a scalar or have shape ({n},), got {max_distance.shape}"
@@ -553,7 +562,7 @@ def fov_counts(
     radius: float | None = None,
     *,
     origins: Any = None,
-    chunk: int = FOV_CHUNK,
+    chunk: int | None = None,
     metric: str = "euclidean",
     light_walls: bool = True,
 ) -> Any:
@@ -574,8 +583,10 @@ def fov_counts(
         floor cell, as for the local call; each task then finds its slice of
         the floor cells on the map itself (nothing but two numbers shipped).
         A Dask array keeps its own chunks (along N only).
-    chunk : int, default 4096
-        Origins per task when ``origins`` is not a Dask array.
+    chunk : int, optional
+        Origins per task when ``origins`` is not a Dask array. By default
+        about four tasks per worker thread (of the active Client, else of
+        this machine), and at least 4096 origins each.
     metric : {"euclidean", "chebyshev", "manhattan"}, default "euclidean"
         Distance measure.
     light_walls : bool, default True
@@ -604,18 +615,21 @@ def fov_counts(
     world = check_map(grid)
     field_of_view._range_limit(world, radius, metric)  # checks radius and metric
     options = {"metric": metric, "light_walls": as_flag("light_walls", light_walls)}
-    size = _as_chunk(chunk)
+    if chunk is not None:
+        _as_chunk(chunk)
     free = origins is None
     if free:
         n = int(np.count_nonzero(~world.solid))
+        size = _fov_chunk(chunk, n)
         bounds = [(start, min(start + size, n)) for start in range(0, n, size)] or [(0, 0)]
         blocks = da.from_array(np.array(bounds, dtype=np.int64), chunks=(1, 2), name=False)
-    elif _is_dask_array(origins):
+    elif _is_dask_array("origins", origins):
         blocks = _check_dask_rows("origins", origins, 2, kinds="iu")
         n = blocks.shape[0]
     else:
         cells = field_of_view._check_origins(world, "origins", origins)
         n = len(cells)
+        size = _fov_chunk(chunk, n)
         blocks = da.from_array(cells, chunks=(size, 2), name=False)
     if not math.isnan(n) and n > field_of_view._MAX_COUNTED:
         raise ValueError(f"origins may hold at most {field_of_view._MAX_COUNTED} cells, got {n}")
@@ -626,3 +640,19 @@ def fov_counts(
         dtype=np.int32, meta=np.empty((0, 0, 0), np.int32), token="tilecast-fov_counts",
     )  # fmt: skip
     return partial.sum(axis=0, dtype=np.int32, split_every=_SPLIT_EVERY)
+
+
+def _fov_chunk(chunk: Any, n: int) -> int:
+    """Origins per task: ``chunk``, or about four tasks per worker thread (at least 4096)."""
+    if chunk is not None:
+        return _as_chunk(chunk)
+    client = _active_client()
+    threads = sum(client.nthreads().values()) if client is not None else _cpu_count()
+    return max(FOV_CHUNK, -(-n // (_TASKS_PER_THREAD * max(1, threads))))
+
+
+def _cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
