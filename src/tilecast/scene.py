@@ -43,6 +43,19 @@ _MAX_SIDE = 2048
 _BOUNDS_CACHE = 16
 
 
+_kernel_addresses: tuple[int, int] | None = None
+
+
+def _addresses() -> tuple[int, int]:
+    """Return the addresses of the preparation end and the sweep the scene's kernels call."""
+    global _kernel_addresses
+    if _kernel_addresses is None:
+        from tilecast._kernels.visibility import addresses
+
+        _kernel_addresses = addresses()
+    return _kernel_addresses
+
+
 def _ks() -> ModuleType:
     """Return the compiled scene kernels, importing them (and Numba) on first use."""
     from tilecast._kernels import scene
@@ -253,7 +266,7 @@ class VisibilityScene:
             self._stamp += 1
             poly, status = _ks().polygon(
                 *self._grid_args(), extras, p[0], p[1], *head, *tail,
-                self._seen, self._cell_seen, self._position, self._stamp,
+                self._seen, self._cell_seen, self._position, self._stamp, *_addresses(),
             )  # fmt: skip
         if status == 1:
             raise ValueError(_INFINITE)
@@ -327,7 +340,7 @@ class VisibilityScene:
 
         def task(lo: int, hi: int) -> None:
             vertices, offsets, status = _ks().polygons(
-                *self._grid_args(), extras, chosen[lo:hi], *head, *tail
+                *self._grid_args(), extras, chosen[lo:hi], *head, *tail, *_addresses()
             )
             for k in range(hi - lo):
                 q = int(index[lo + k])

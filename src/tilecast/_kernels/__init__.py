@@ -46,15 +46,21 @@ class _CompileNotice(event.Listener):  # type: ignore[misc]
 event.register("numba:compile", _CompileNotice())
 
 
-def internal(function: Any = None, **options: Any) -> Any:
+def internal(function: Any = None, *, signature: Any = None, **options: Any) -> Any:
     """Compile a kernel that only other kernels call: ``@internal`` or ``@internal(**options)``.
 
-    Cached, with Numba's other ``options`` as given. Numba gives every
+    Cached, with Numba's other ``options`` as given; with a ``signature``
+    (a tuple of argument types) it is compiled for that one signature when
+    its module is imported, as kernels called through their address
+    (:func:`tilecast._kernels.intrinsics.caller_of`) must be. Numba gives every
     compiled function a Python entry wrapper and a C wrapper, with their own
     machine code; a function never called from Python needs neither, and
     leaving them out shortens the first compile (about a tenth for the walk).
     """
     from numba import njit
 
-    decorate = njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True, **options)
+    signatures = [] if signature is None else [signature]
+    decorate = njit(
+        *signatures, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True, **options
+    )
     return decorate if function is None else decorate(function)

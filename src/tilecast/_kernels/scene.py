@@ -28,12 +28,12 @@ from numba import njit
 from tilecast._kernels import internal
 from tilecast._kernels.geometry import SAFE_EXPONENT, orient2d
 from tilecast._kernels.visibility import (
-    finish_walls,
+    call_finish_walls,
+    call_sweep,
     near_walls,
     row_order,
     split_pairs,
     split_segments,
-    sweep,
 )
 
 #: Angular wedges of the occlusion buffer (pseudo-angles in [0, 4)).
@@ -159,7 +159,8 @@ def build_touching(segs, starts, members):
                 if _touch(segs, i, j):
                     if n + 2 > keys.shape[0]:
                         grown = np.empty(2 * keys.shape[0], dtype=np.int64)
-                        grown[:n] = keys[:n]
+                        for k in range(n):  # a loop: slice assignment compiles shape checks
+                            grown[k] = keys[k]
                         keys = grown
                     keys[n] = i * m + j
                     keys[n + 1] = j * m + i
@@ -444,7 +445,7 @@ def _flood(
     cover = new_cover()
     for e in range(extras.shape[0]):
         _occlude(
-            cover, dirs, segs, nb_start, nb, -1,
+            cover, dirs, segs, nb_start, nb, np.int64(-1),  # typed: one compiled signature
             px, py, extras[e, 0], extras[e, 1], extras[e, 2], extras[e, 3],
         )  # fmt: skip
     # 1. flood the cells outward from the observer's
@@ -514,7 +515,10 @@ def choose_walls(
         px, py, radius, box, seen, cell_seen, stamp,
     )  # fmt: skip
     count = visible = chosen.shape[0]
-    chosen = np.concatenate((chosen, np.empty(m - count, dtype=np.int64)))
+    flooded = chosen
+    chosen = np.empty(m, dtype=np.int64)
+    for k in range(count):
+        chosen[k] = flooded[k]
     # 2. the first piece in lexicographic order: the sweep starts from it
     if lex_rows.shape[0] > 0:
         for k in range(lex_rows.shape[0]):
@@ -599,8 +603,11 @@ def _boxes_meet(walls, i, j):
 
 
 @internal
-def prepare_chosen(segs, chosen, nb_start, nb, extras, px, py, radius, seen, stamp, position):
-    """``prepare_walls`` on the chosen walls (ascending) and the extras, pairs from the lists."""
+def prepare_chosen(segs, chosen, nb_start, nb, extras, px, py, radius, seen, stamp, position,
+                   finish_at):  # fmt: skip
+    """``prepare_walls`` on the chosen walls (ascending) and the extras, pairs from the lists.
+
+    ``finish_at`` is the address of :func:`tilecast._kernels.visibility.finish_walls`."""
     if radius > 0.0:
         keep = near_walls(segs[chosen], px, py, radius)
     else:
@@ -638,7 +645,7 @@ def prepare_chosen(segs, chosen, nb_start, nb, extras, px, py, radius, seen, sta
             if _boxes_meet(walls, i, count + e):
                 first, second, n = _pair(first, second, n, i, count + e)
     pieces = split_pairs(walls, first[:n], second[:n])[0]
-    return finish_walls(pieces, px, py, radius)
+    return call_finish_walls(finish_at, pieces, px, py, radius)
 
 
 @internal
@@ -670,17 +677,22 @@ def in_range(rows):
 def polygon(
     segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, dirs, extras,
     px, py, radius, box, lex_rows, lex_src, cone, cone_trig, seen, cell_seen, position, stamp,
+    finish_at, sweep_at,
 ):  # fmt: skip
     """One observer's visibility polygon: ``(polygon, status)``.
 
     Status 0: done; 1: it sees to infinity; 2: a prepared wall is out of the
     exact range (the caller asks ``visibility_polygon`` for its error).
+    ``finish_at``, ``sweep_at``: :func:`tilecast._kernels.visibility.addresses`
+    (called through them, the preparation's end and the sweep are not compiled
+    again inside the scene's kernels).
     """
     chosen = choose_walls(
         segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, dirs, extras,
         px, py, radius, box, lex_rows, lex_src, seen, cell_seen, stamp,
     )  # fmt: skip
-    rows = prepare_chosen(segs, chosen, nb_start, nb, extras, px, py, radius, seen, stamp, position)
+    rows = prepare_chosen(segs, chosen, nb_start, nb, extras, px, py, radius, seen, stamp, position,
+                          finish_at)  # fmt: skip
     if not in_range(rows):
         return np.empty((0, 2)), 2
     ux = uy = wx = wy = 0.0
@@ -688,13 +700,13 @@ def polygon(
         scale = max(1.0, abs(px), abs(py))
         ux, uy = px + scale * cone_trig[0], py + scale * cone_trig[1]
         wx, wy = px + scale * cone_trig[2], py + scale * cone_trig[3]
-    return sweep(rows, px, py, radius, cone, ux, uy, wx, wy)
+    return call_sweep(sweep_at, rows, px, py, radius, cone, ux, uy, wx, wy)
 
 
 @njit(cache=True, nogil=True)
 def polygons(
     segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, dirs, extras,
-    observers, radius, box, lex_rows, lex_src, cone, cone_trig,
+    observers, radius, box, lex_rows, lex_src, cone, cone_trig, finish_at, sweep_at,
 ):  # fmt: skip
     """Many observers' polygons: ``(vertices (V, 2), offsets (N + 1,), status (N,))``."""
     n = observers.shape[0]
@@ -709,7 +721,7 @@ def polygons(
         poly, status[q] = polygon(
             segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, dirs, extras,
             observers[q, 0], observers[q, 1], radius, box, lex_rows, lex_src, cone, cone_trig,
-            seen, cell_seen, position, q + 1,
+            seen, cell_seen, position, q + 1, finish_at, sweep_at,
         )  # fmt: skip
         at = offsets[q]
         if at + poly.shape[0] > vertices.shape[0]:

@@ -11,10 +11,18 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
 
 from tilecast._kernels import internal
 from tilecast._kernels.geometry import column_range, orient2d, prefix_sums
+from tilecast._kernels.intrinsics import caller_of, compiled_address
+
+# the two kernels the scene's queries call through their addresses
+FINISH_SIGNATURE = (types.float64[:, ::1], types.float64, types.float64, types.float64)
+SWEEP_SIGNATURE = (
+    types.float64[:, ::1], types.float64, types.float64, types.float64, types.boolean,
+    types.float64, types.float64, types.float64, types.float64,
+)  # fmt: skip
 
 # ------------------------------------------------------------------ splitting
 
@@ -355,7 +363,7 @@ def _sorted_rows(rows):
     return out[:count].copy()
 
 
-@internal
+@internal(signature=FINISH_SIGNATURE)
 def finish_walls(pieces, px, py, radius):
     """Clip the pieces to the disc (``radius > 0``), drop those in line with p, sort.
 
@@ -632,7 +640,7 @@ def _emit_arc(out, n, px, py, radius, x1, y1, x2, y2, full):
     return n
 
 
-@njit(cache=True)
+@njit([SWEEP_SIGNATURE], cache=True)
 def sweep(segs, px, py, radius, cone, ux, uy, wx, wy):
     """The visibility polygon by an angular sweep; see visibility.visibility_polygon.
 
@@ -790,3 +798,14 @@ def cast_rays(segs, px, py, dirs, max_t):
                 best = t
         out[r] = best
     return out
+
+
+call_finish_walls = caller_of(finish_walls, FINISH_SIGNATURE)
+call_sweep = caller_of(sweep, SWEEP_SIGNATURE)
+
+
+def addresses() -> tuple[int, int]:
+    """The addresses of :func:`finish_walls` and :func:`sweep`, for the scene's kernels."""
+    return compiled_address(finish_walls, FINISH_SIGNATURE), compiled_address(
+        sweep, SWEEP_SIGNATURE
+    )
