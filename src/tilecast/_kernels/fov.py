@@ -45,6 +45,8 @@ from __future__ import annotations
 import numpy as np
 from numba import get_num_threads, njit, prange
 
+from tilecast._kernels import internal
+
 # Range metric codes shared with tilecast.field_of_view.
 METRIC_NONE = 0
 METRIC_EUCLIDEAN = 1  # dx*dx + dy*dy <= bound
@@ -80,7 +82,12 @@ def _half_width(depth, metric, bound, unlimited):
     return bound - depth  # manhattan; negative past the end
 
 
-@njit(cache=True)
+# the tag of a call that marks a mask (typed: the counting calls pass int64
+# tags, and a literal 0 would compile the whole scan a second time)
+_NO_TAG = np.int64(0)
+
+
+@internal
 def _count(solid, counts, stamp, tag, index, light_walls):
     # Count flat cell `index` once for origin `tag` (a diagonal cell, which two
     # quadrants reach).
@@ -89,7 +96,7 @@ def _count(solid, counts, stamp, tag, index, light_walls):
         counts[index] += 1
 
 
-@njit(cache=True)
+@internal
 def _mark(solid, out, counts, stamp, tag, row_base, step, first, last, depth, light_walls):
     # Mark the cells of columns first..last at this depth (flat row_base + col * step)
     # as seen by origin `tag`: in the bool mask `out`, or (when `counts` is not
@@ -116,7 +123,7 @@ def _mark(solid, out, counts, stamp, tag, row_base, step, first, last, depth, li
             counts[index] += 1
 
 
-@njit(cache=True)
+@internal
 def _scan_quadrant(
     solid, out, counts, stamp, tag, rows, cols, ox, oy, quadrant, metric, bound, light_walls
 ):
@@ -153,7 +160,7 @@ def _scan_quadrant(
     current[0, 2] = 1
     current[0, 3] = 1
     n_current = 1
-    depth = 1
+    depth = np.int64(1)  # typed, not a literal: one signature for _mark
     row_base = oy * cols + ox
     while n_current > 0 and depth <= max_depth:
         width = _half_width(depth, metric, bound, unlimited)
@@ -235,7 +242,7 @@ def _scan_quadrant(
         depth += 1
 
 
-@njit(cache=True)
+@internal
 def _view(solid, out, counts, stamp, tag, rows, cols, ox, oy, metric, bound, light_walls):
     # The origin is always seen, solid or not, and marked first.
     origin = oy * cols + ox
@@ -254,7 +261,7 @@ def _view(solid, out, counts, stamp, tag, rows, cols, ox, oy, metric, bound, lig
 def fov_into(solid, out, rows, cols, ox, oy, metric, bound, light_walls):
     """Mark in flat ``out`` the cells visible from cell ``(ox, oy)`` of flat ``solid``."""
     none = np.empty(0, dtype=np.int32)
-    _view(solid, out, none, none, 0, rows, cols, ox, oy, metric, bound, light_walls)
+    _view(solid, out, none, none, _NO_TAG, rows, cols, ox, oy, metric, bound, light_walls)
 
 
 @njit(cache=True)
@@ -267,7 +274,7 @@ def fov_many_into(solid, out, rows, cols, origins, metric, bound, light_walls):
             out,
             none,
             none,
-            0,
+            _NO_TAG,
             rows,
             cols,
             origins[k, 0],
@@ -345,7 +352,7 @@ def fov_each_stride_into(
             out[k],
             none,
             none,
-            0,
+            _NO_TAG,
             rows,
             cols,
             origins[k, 0],
