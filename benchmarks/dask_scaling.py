@@ -3,7 +3,8 @@
 Two workloads on the generated open field (1024 x 1024, ``_maps.open_field``):
 
 - ``fov_counts``: every free cell (887,179 of them) as an origin, radius 16
-  (an exposure map); 4096 origins per task, partial maps summed in a tree;
+  (an exposure map); the default chunk (about four tasks per worker thread,
+  at least 4096 origins), partial maps summed in a tree;
 - ``scan_many``: 10^6 poses at random points of free cells, 60 beams,
   max range 30; 2^20 beams per task (17,476 poses). Each pose's ranges are
   summed on the workers (``.sum(axis=1)``), in both the Dask and the local
