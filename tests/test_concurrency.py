@@ -12,7 +12,7 @@ import threading
 
 import numpy as np
 
-from tilecast import Grid, TileMap, TileSet, raycast_many, scan_many
+from tilecast import Grid, TileMap, TileSet, raycast, raycast_many, scan_many
 
 RNG = np.random.default_rng(17)
 N_RAYS = 20_000  # large enough to run on the thread pool, with the GIL released
@@ -147,8 +147,15 @@ def test_maps_pickle_without_their_lock_or_caches():
     assert (copy.tile_size, copy.origin, copy.outside) == (grid.tile_size, grid.origin, "solid")
     copy.set_solid((0, 0))  # a working lock of its own
     assert not grid.solid[0, 0]
+    # the copy's solid is still a read-only view of its cells: the edit shows,
+    # and rays see it (it was a stale second copy once)
+    assert copy.solid[0, 0] and copy.is_solid((0, 0))
+    assert not copy.solid.flags.writeable
+    assert raycast(copy, (1.5, -0.5), (-1.0, 0.0)) is not None  # starts in the new wall
+    assert raycast(copy, (2.5, -0.5), (-1.0, 0.0)).cell == (0, 0)
     tmap = TileMap([[0, -1]], TileSet([[[1, 0], [0, 0]]]), flips=[[1, 0]])
     tcopy = pickle.loads(pickle.dumps(tmap))
+    assert not tcopy.variant_masks.flags.writeable  # read-only arrays stay read-only
     assert tcopy.tile_ids.tolist() == tmap.tile_ids.tolist()
     assert tcopy.flips.tolist() == tmap.flips.tolist()
     hits = raycast_many(tcopy, [(0.5, 0.5)], [(1.0, 0.0)])

@@ -90,6 +90,17 @@ class Grid(World):
         """Read-only view of the solidity array, indexed ``[row, col]``."""
         return self._view
 
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        del state["_view"]  # a view of _solid: rebuilt, not pickled as a second copy
+        state["_readonly_arrays"].remove("_view")
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        self._view = self._solid.view()
+        self._view.flags.writeable = False
+
     @property
     def shape(self) -> tuple[int, int]:
         """``(rows, cols)`` of the map."""

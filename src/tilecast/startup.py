@@ -98,6 +98,45 @@ def _point_in_polygon() -> None:
     tilecast.point_in_polygon([(1.0, 1.0)], [(0.0, 0.0), (2.0, 0.0), (2.0, 2.0)])
 
 
+def _fov_many() -> None:
+    import tilecast
+    from tilecast.data import example_map
+
+    grid = example_map()
+    origins = [(5, 5), (6, 5)]
+    tilecast.fov_many(grid, origins, 8, combine="count")
+    tilecast.fov_many(grid, origins, 8, combine="none")
+    tilecast.fov_counts(grid, 8, origins=origins)
+
+
+def _scan_likelihood() -> None:
+    import numpy as np
+
+    import tilecast
+    from tilecast.data import example_map
+
+    grid = example_map()
+    angles = np.linspace(0.0, 2.0 * np.pi, 8, endpoint=False)
+    observed = np.full(8, 3.0)
+    poses = [(5.5, 5.5, 0.0)]
+    tilecast.scan_likelihood(grid, poses, angles, observed, max_range=10.0,
+                             model=tilecast.BeamModel(0.8, 0.05, 0.05, 0.1, 0.2, 0.5))  # fmt: skip
+    table = np.full((11, 11), 0.1)
+    tilecast.scan_likelihood(grid, poses, angles, observed, max_range=10.0, table=table,
+                             table_resolution=1.0)  # fmt: skip
+
+
+def _visibility_scene() -> None:
+    import tilecast
+    from tilecast.data import example_map
+
+    grid = example_map()
+    scene = tilecast.VisibilityScene.from_grid(grid)
+    scene.polygon((5.5, 5.5))
+    scene.polygons([(5.5, 5.5), (6.5, 5.5)])
+    scene.visible((5.5, 5.5), [(6.0, 6.0)])
+
+
 def _lines() -> None:
     import tilecast
 
@@ -116,6 +155,9 @@ FAMILIES: tuple[tuple[str, Callable[[], None]], ...] = (
     ("visibility_polygon", _visibility),
     ("point_in_polygon", _point_in_polygon),
     ("lines", _lines),
+    ("fov_many and fov_counts", _fov_many),
+    ("scan_likelihood", _scan_likelihood),
+    ("VisibilityScene", _visibility_scene),
 )
 
 

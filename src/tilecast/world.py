@@ -109,17 +109,27 @@ class World:
         self._edit_seq = 0
         self.source = None
 
-    # Pickling and copying: the lock and the derived data are not state.
+    # Pickling and copying: the lock and the derived data are not state;
+    # arrays kept read-only stay read-only (pickle would make them writeable).
     def __getstate__(self) -> dict[str, Any]:
-        state = {}
+        state: dict[str, Any] = {}
+        readonly = []
         for cls in type(self).__mro__:
             for name in getattr(cls, "__slots__", ()):
                 if name not in ("_accel", "_edit_lock", "_edit_seq"):
-                    state[name] = getattr(self, name)
+                    value = getattr(self, name)
+                    state[name] = value
+                    if isinstance(value, np.ndarray) and not value.flags.writeable:
+                        readonly.append(name)
+        state["_readonly_arrays"] = readonly
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        state = dict(state)
+        readonly = state.pop("_readonly_arrays", ())
         for name, value in state.items():
+            if name in readonly:
+                value.flags.writeable = False
             object.__setattr__(self, name, value)
         self._accel = {}
         self._edit_lock = threading.RLock()
