@@ -548,7 +548,7 @@ def _parallel(always):
         return
     with (
         mock.patch.object(field_of_view, "_PARALLEL_WORK", 0),
-        mock.patch.object(fov_kernel, "threads", lambda: 3),
+        mock.patch.object(field_of_view, "thread_count", lambda: 3),
     ):
         yield
 
@@ -603,13 +603,15 @@ def test_parallel_kernels_do_not_depend_on_the_number_of_chunks(chunks):
     origins = np.column_stack([rng.integers(0, 31, 40), rng.integers(0, 23, 40)])
     want = np.stack([fov(solid, o, light_walls=False) for o in origins])
     flat, rows, cols = solid.reshape(-1), 23, 31
-    counts = np.zeros(rows * cols, dtype=np.int32)
-    partial = np.zeros((chunks - 1, rows * cols), dtype=np.int32)
+    parts = np.zeros((chunks, rows * cols), dtype=np.int32)
     stamp = np.zeros((chunks, rows * cols), dtype=np.int32)
-    fov_kernel.fov_count_into(flat, counts, partial, stamp, rows, cols, origins, 0, 0, False)
-    np.testing.assert_array_equal(counts.reshape(rows, cols), want.sum(axis=0))
     each = np.zeros((len(origins), rows * cols), dtype=np.bool_)
-    fov_kernel.fov_each_into(flat, each, rows, cols, origins, 0, 0, False, chunks)
+    for t in range(chunks):  # what each pool thread runs, one stride each
+        fov_kernel.fov_count_stride_into(
+            flat, parts[t], stamp[t], rows, cols, origins, t, chunks, 0, 0, False
+        )
+        fov_kernel.fov_each_stride_into(flat, each, rows, cols, origins, t, chunks, 0, 0, False)
+    np.testing.assert_array_equal(parts.sum(axis=0).reshape(rows, cols), want.sum(axis=0))
     np.testing.assert_array_equal(each.reshape(-1, rows, cols), want)
 
 
@@ -706,15 +708,12 @@ def test_bad_options_raise_before_any_compiled_code_runs():
     constants = {name: getattr(fov_kernel, name) for name in dir(fov_kernel) if "METRIC" in name}
     stub = SimpleNamespace(
         **constants,
-        threads=lambda: 2,
         **{
             name: refuse
             for name in (
                 "fov_into",
                 "fov_many_into",
-                "fov_count_into",
                 "fov_count_stride_into",
-                "fov_each_into",
                 "fov_each_stride_into",
             )
         },

@@ -21,7 +21,9 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
-__all__ = ["MIN_TASK", "TASK", "numba_parallel", "run_tasks", "task_size", "thread_count"]
+__all__ = [
+    "MIN_TASK", "TASK", "numba_parallel", "run_each", "run_tasks", "task_size", "thread_count",
+]  # fmt: skip
 
 #: Most rays per task: a batch is cut into at least two tasks per thread
 #: while each keeps MIN_TASK rays (a lane-kernel task ends with its last rays
@@ -97,9 +99,31 @@ def run_tasks(task: Callable[[int, int], object], n: int) -> None:
         future.result()
 
 
+def run_each(task: Callable[[int], object], count: int) -> None:
+    """Call ``task(0)``, ..., ``task(count - 1)`` at once: one on this thread, the rest on the pool.
+
+    For work already split into ``count`` parts (at most :func:`thread_count`),
+    such as the strides of ``fov_counts``. Exceptions from a task are raised here.
+
+    Examples
+    --------
+    >>> seen = []
+    >>> run_each(seen.append, 3)
+    >>> sorted(seen)
+    [0, 1, 2]
+    """
+    futures = [_executor().submit(task, t) for t in range(1, count)]
+    try:
+        if count > 0:
+            task(0)
+    finally:
+        for future in futures:
+            future.result()
+
+
 # ------------------------------------------------ Numba's own parallel kernels
-# A few kernels (fov_many and fov_counts, visibility_polygon's ray method,
-# beam_directions) still use Numba's parallel loops. Numba's "workqueue" threading layer (the
+# A few kernels (visibility_polygon's ray method, beam_directions) still use
+# Numba's parallel loops. Numba's "workqueue" threading layer (the
 # one left when neither TBB nor OpenMP is installed) aborts the process when
 # two Python threads enter parallel code at once; those calls are serialised.
 _numba_parallel_lock = threading.Lock()

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from tilecast._threads import numba_parallel
+from tilecast._threads import run_each, thread_count
 from tilecast._validate import (
     as_cell,
     as_cell_array,
@@ -310,7 +310,7 @@ def _chunks(grid: World, n: int, code: int, bound: int, scratch: int) -> int:
         reach = min(cells, side * side)
     if n * reach < max(_PARALLEL_WORK, scratch * cells):
         return 1
-    return max(1, min(n, int(_kernel().threads())))
+    return max(1, min(n, thread_count()))
 
 
 def _counts(grid: World, origins: np.ndarray, code: int, bound: int, lit: bool) -> np.ndarray:
@@ -327,12 +327,22 @@ def _counts(grid: World, origins: np.ndarray, code: int, bound: int, lit: bool) 
             kernel.fov_count_stride_into(
                 solid, counts, stamp[0], rows, cols, origins, 0, 1, code, bound, lit
             )
-        else:
-            partial = np.zeros((chunks - 1, cells), dtype=np.int32)
-            with numba_parallel():
-                kernel.fov_count_into(
-                    solid, counts, partial, stamp, rows, cols, origins, code, bound, lit
+        else:  # thread t counts every chunks-th origin from t on, into its own array
+            parts = np.zeros((chunks, cells), dtype=np.int32)
+
+            def count_stride(t: int) -> None:
+                kernel.fov_count_stride_into(
+                    solid, parts[t], stamp[t], rows, cols, origins, t, chunks, code, bound, lit
                 )
+
+            def count_all() -> np.ndarray:
+                parts[:] = 0  # a second pass (after an edit) starts afresh
+                stamp[:] = 0
+                run_each(count_stride, chunks)
+                total: np.ndarray = parts.sum(axis=0, dtype=np.int32)
+                return total
+
+            counts = grid._seen_whole(count_all)  # GIL-free: one state of the map
     return counts.reshape(rows, cols)
 
 
@@ -346,9 +356,19 @@ def _each(grid: World, origins: np.ndarray, code: int, bound: int, lit: bool) ->
         chunks = _chunks(grid, n, code, bound, scratch=0)
         if chunks == 1:
             kernel.fov_each_stride_into(solid, out, rows, cols, origins, 0, 1, code, bound, lit)
-        else:
-            with numba_parallel():
-                kernel.fov_each_into(solid, out, rows, cols, origins, code, bound, lit, chunks)
+        else:  # thread t takes every chunks-th origin from t on
+
+            def mark_stride(t: int) -> None:
+                kernel.fov_each_stride_into(
+                    solid, out, rows, cols, origins, t, chunks, code, bound, lit
+                )
+
+            def mark_all() -> np.ndarray:
+                out[:] = False  # a second pass (after an edit) starts afresh
+                run_each(mark_stride, chunks)
+                return out
+
+            out = grid._seen_whole(mark_all)  # GIL-free: one state of the map
     return out.reshape(n, rows, cols)
 
 

@@ -43,7 +43,7 @@ fewer than ``2**31 - 1`` origins when counting).
 from __future__ import annotations
 
 import numpy as np
-from numba import get_num_threads, njit, prange
+from numba import njit
 
 from tilecast._kernels import internal
 
@@ -285,7 +285,7 @@ def fov_many_into(solid, out, rows, cols, origins, metric, bound, light_walls):
         )
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def fov_count_stride_into(
     solid, counts, stamp, rows, cols, origins, first, stride, metric, bound, light_walls
 ):
@@ -293,7 +293,8 @@ def fov_count_stride_into(
 
     Origin ``k`` marks the cells it counted with the tag ``k + 1`` in
     ``stamp`` (int32, the map's size), which must not hold those tags
-    already (zeros will do).
+    already (zeros will do). GIL-free: tilecast's thread pool runs one
+    stride per thread (:func:`tilecast._threads.run_each`).
     """
     unused = np.empty(0, dtype=np.bool_)
     for k in range(first, origins.shape[0], stride):
@@ -313,31 +314,7 @@ def fov_count_stride_into(
         )
 
 
-@njit(cache=True, parallel=True)
-def fov_count_into(solid, counts, partial, stamp, rows, cols, origins, metric, bound, light_walls):
-    """Add to flat int32 ``counts`` how many origins of ``origins`` (N, 2) see each cell.
-
-    Spread over ``chunks = len(stamp)`` threads: thread ``t`` counts every
-    ``chunks``-th origin from ``t`` on, into ``counts`` (t = 0) or its own
-    ``partial[t - 1]``, tagging cells in ``stamp[t]``; the partial counts are
-    then added to ``counts``. ``partial`` (chunks - 1, rows * cols) and
-    ``stamp`` (chunks, rows * cols) are int32 zeros, allocated by the caller
-    (NumPy's zeros are zeroed lazily, page by page, by whoever first writes).
-    """
-    chunks = stamp.shape[0]
-    for t in prange(chunks):
-        target = counts if t == 0 else partial[t - 1]
-        fov_count_stride_into(
-            solid, target, stamp[t], rows, cols, origins, t, chunks, metric, bound, light_walls
-        )
-    for index in prange(rows * cols):
-        total = counts[index]
-        for t in range(chunks - 1):
-            total += partial[t, index]
-        counts[index] = total
-
-
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def fov_each_stride_into(
     solid, out, rows, cols, origins, first, stride, metric, bound, light_walls
 ):
@@ -361,15 +338,3 @@ def fov_each_stride_into(
             bound,
             light_walls,
         )
-
-
-@njit(cache=True, parallel=True)
-def fov_each_into(solid, out, rows, cols, origins, metric, bound, light_walls, chunks):
-    """Mark in row ``k`` of ``out`` (N, rows*cols) the view of origin ``k`` (``chunks`` threads)."""
-    for t in prange(chunks):
-        fov_each_stride_into(solid, out, rows, cols, origins, t, chunks, metric, bound, light_walls)
-
-
-def threads():
-    """Return how many threads Numba's parallel loops use now."""
-    return get_num_threads()
