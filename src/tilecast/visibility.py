@@ -54,6 +54,9 @@ def _kg() -> ModuleType:
     return geometry
 
 
+_preparation_addresses: tuple[int, int] | None = None  # of the two compiled steps
+
+
 def _kv() -> ModuleType:
     """Return the compiled visibility kernels, importing them on first use."""
     from tilecast._kernels import visibility
@@ -194,7 +197,13 @@ def _prepare(
     if extras is None:
         return None
     segs = np.ascontiguousarray(segs, dtype=np.float64).reshape(-1, 4)
-    prepared: np.ndarray = _kv().prepare_walls(segs, extras, p[0], p[1], radius or 0.0, split)
+    global _preparation_addresses
+    kernels = _kv()
+    if _preparation_addresses is None:
+        _preparation_addresses = kernels.preparation_addresses()
+    prepared: np.ndarray = kernels.prepare_walls(
+        segs, extras, p[0], p[1], radius or 0.0, split, *_preparation_addresses
+    )
     return prepared
 
 

@@ -17,7 +17,9 @@ from tilecast._kernels import internal
 from tilecast._kernels.geometry import column_range, orient2d, prefix_sums
 from tilecast._kernels.intrinsics import caller_of, compiled_address
 
-# the two kernels the scene's queries call through their addresses
+# kernels other kernels call through their addresses (see caller_of): the
+# preparation's two steps, and the sweep (the scene's queries)
+SPLIT_SIGNATURE = (types.float64[:, ::1],)
 FINISH_SIGNATURE = (types.float64[:, ::1], types.float64, types.float64, types.float64)
 SWEEP_SIGNATURE = (
     types.float64[:, ::1], types.float64, types.float64, types.float64, types.boolean,
@@ -238,7 +240,7 @@ def _cut(segs, buf_seg, buf_xy, n):
     return out[:count].copy(), source[:count].copy()
 
 
-@internal
+@internal(signature=SPLIT_SIGNATURE)
 def split_segments(segs):
     """Split segments where they cross or touch, so that they meet only at ends.
 
@@ -405,12 +407,24 @@ def finish_walls(pieces, px, py, radius):
     return _sorted_rows(rows[:count])
 
 
+call_split_segments = caller_of(split_segments, SPLIT_SIGNATURE)
+call_finish_walls = caller_of(finish_walls, FINISH_SIGNATURE)
+
+
+def preparation_addresses() -> tuple[int, int]:
+    """The addresses of :func:`split_segments` and :func:`finish_walls` (:func:`prepare_walls`)."""
+    split = compiled_address(split_segments, SPLIT_SIGNATURE)
+    return split, compiled_address(finish_walls, FINISH_SIGNATURE)
+
+
 @njit(cache=True)
-def prepare_walls(segs, extras, px, py, radius, split):
+def prepare_walls(segs, extras, px, py, radius, split, split_at, finish_at):
     """The sweep's walls for observer p: visibility.visibility_polygon's preparation.
 
     ``segs`` are the scene's walls, ``extras`` the walls a query adds (circle
-    arcs, the bounds); ``radius <= 0`` means no radius.
+    arcs, the bounds); ``radius <= 0`` means no radius. ``split_at`` and
+    ``finish_at`` are :func:`preparation_addresses` (called through them,
+    the two steps are not compiled a second time inside this kernel).
     """
     if radius > 0.0:
         keep = near_walls(segs, px, py, radius)
@@ -431,8 +445,8 @@ def prepare_walls(segs, extras, px, py, radius, split):
             walls[k, c] = extras[i, c]
         k += 1
     if split:
-        walls = split_segments(walls)[0]
-    return finish_walls(walls, px, py, radius)
+        walls = call_split_segments(split_at, walls)[0]
+    return call_finish_walls(finish_at, walls, px, py, radius)
 
 
 # ---------------------------------------------------------------------- sweep
@@ -800,7 +814,6 @@ def cast_rays(segs, px, py, dirs, max_t):
     return out
 
 
-call_finish_walls = caller_of(finish_walls, FINISH_SIGNATURE)
 call_sweep = caller_of(sweep, SWEEP_SIGNATURE)
 
 
