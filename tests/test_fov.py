@@ -606,11 +606,14 @@ def test_parallel_kernels_do_not_depend_on_the_number_of_chunks(chunks):
     parts = np.zeros((chunks, rows * cols), dtype=np.int32)
     stamp = np.zeros((chunks, rows * cols), dtype=np.int32)
     each = np.zeros((len(origins), rows * cols), dtype=np.bool_)
+    no_counts, no_masks = np.empty(0, np.int32), np.empty((1, 0), np.bool_)
     for t in range(chunks):  # what each pool thread runs, one stride each
-        fov_kernel.fov_count_stride_into(
-            flat, parts[t], stamp[t], rows, cols, origins, t, chunks, 0, 0, False
+        fov_kernel.views_into(
+            flat, no_masks, parts[t], stamp[t], rows, cols, origins, t, chunks, 0, 0, False
         )
-        fov_kernel.fov_each_stride_into(flat, each, rows, cols, origins, t, chunks, 0, 0, False)
+        fov_kernel.views_into(
+            flat, each, no_counts, no_counts, rows, cols, origins, t, chunks, 0, 0, False
+        )
     np.testing.assert_array_equal(parts.sum(axis=0).reshape(rows, cols), want.sum(axis=0))
     np.testing.assert_array_equal(each.reshape(-1, rows, cols), want)
 
@@ -712,9 +715,7 @@ def test_bad_options_raise_before_any_compiled_code_runs():
             name: refuse
             for name in (
                 "fov_into",
-                "fov_many_into",
-                "fov_count_stride_into",
-                "fov_each_stride_into",
+                "views_into",
             )
         },
     )

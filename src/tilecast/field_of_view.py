@@ -51,6 +51,9 @@ _MAX_COUNTED = 2**31 - 2
 #: of one), about a millisecond of scanning: below it one thread is about as fast, and
 #: on a busy machine waiting for a descheduled worker thread (milliseconds) is slower.
 _PARALLEL_WORK = 1_000_000
+# the kernel arguments a mode does not use (never written)
+_NO_COUNTS = np.empty(0, dtype=np.int32)
+_NO_MASKS = np.empty((1, 0), dtype=np.bool_)
 
 _METRIC_NAMES = {
     "euclidean": "METRIC_EUCLIDEAN",
@@ -223,10 +226,11 @@ def fov_many(
     rows, cols = world.shape
     if how == "none":
         return _each(world, origins, code, bound, lit)
-    out = np.zeros(rows * cols, dtype=np.bool_)
+    out = np.zeros((1, rows * cols), dtype=np.bool_)  # one row: the union
     if len(origins):
         solid = world.solid.reshape(-1)
-        _kernel().fov_many_into(solid, out, rows, cols, origins, code, bound, lit)
+        _kernel().views_into(solid, out, _NO_COUNTS, _NO_COUNTS, rows, cols, origins, 0, 1, code,
+                             bound, lit)  # fmt: skip
     return out.reshape(rows, cols)
 
 
@@ -324,16 +328,17 @@ def _counts(grid: World, origins: np.ndarray, code: int, bound: int, lit: bool) 
         chunks = _chunks(grid, n, code, bound, scratch=4)
         stamp = np.zeros((chunks, cells), dtype=np.int32)
         if chunks == 1:
-            kernel.fov_count_stride_into(
-                solid, counts, stamp[0], rows, cols, origins, 0, 1, code, bound, lit
+            kernel.views_into(
+                solid, _NO_MASKS, counts, stamp[0], rows, cols, origins, 0, 1, code, bound, lit
             )
         else:  # thread t counts every chunks-th origin from t on, into its own array
             parts = np.zeros((chunks, cells), dtype=np.int32)
 
             def count_stride(t: int) -> None:
-                kernel.fov_count_stride_into(
-                    solid, parts[t], stamp[t], rows, cols, origins, t, chunks, code, bound, lit
-                )
+                kernel.views_into(
+                    solid, _NO_MASKS, parts[t], stamp[t], rows, cols, origins, t, chunks, code,
+                    bound, lit,
+                )  # fmt: skip
 
             def count_all() -> np.ndarray:
                 parts[:] = 0  # a second pass (after an edit) starts afresh
@@ -355,13 +360,13 @@ def _each(grid: World, origins: np.ndarray, code: int, bound: int, lit: bool) ->
         kernel, solid = _kernel(), grid.solid.reshape(-1)
         chunks = _chunks(grid, n, code, bound, scratch=0)
         if chunks == 1:
-            kernel.fov_each_stride_into(solid, out, rows, cols, origins, 0, 1, code, bound, lit)
+            kernel.views_into(solid, out, _NO_COUNTS, _NO_COUNTS, rows, cols, origins, 0, 1, code,
+                              bound, lit)  # fmt: skip
         else:  # thread t takes every chunks-th origin from t on
 
             def mark_stride(t: int) -> None:
-                kernel.fov_each_stride_into(
-                    solid, out, rows, cols, origins, t, chunks, code, bound, lit
-                )
+                kernel.views_into(solid, out, _NO_COUNTS, _NO_COUNTS, rows, cols, origins, t,
+                                  chunks, code, bound, lit)  # fmt: skip
 
             def mark_all() -> np.ndarray:
                 out[:] = False  # a second pass (after an edit) starts afresh

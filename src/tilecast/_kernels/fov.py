@@ -264,72 +264,28 @@ def fov_into(solid, out, rows, cols, ox, oy, metric, bound, light_walls):
     _view(solid, out, none, none, _NO_TAG, rows, cols, ox, oy, metric, bound, light_walls)
 
 
-@njit(cache=True)
-def fov_many_into(solid, out, rows, cols, origins, metric, bound, light_walls):
-    """Mark in flat ``out`` the cells visible from any origin of ``origins`` (N, 2)."""
-    none = np.empty(0, dtype=np.int32)
-    for k in range(origins.shape[0]):
-        _view(
-            solid,
-            out,
-            none,
-            none,
-            _NO_TAG,
-            rows,
-            cols,
-            origins[k, 0],
-            origins[k, 1],
-            metric,
-            bound,
-            light_walls,
-        )
-
-
 @njit(cache=True, nogil=True)
-def fov_count_stride_into(
-    solid, counts, stamp, rows, cols, origins, first, stride, metric, bound, light_walls
+def views_into(
+    solid, masks, counts, stamp, rows, cols, origins, first, stride, metric, bound, light_walls
 ):
-    """Add to flat int32 ``counts`` the views of origins ``first, first + stride, ...``.
+    """Add the views of origins ``first, first + stride, ...`` of ``origins`` (N, 2).
 
-    Origin ``k`` marks the cells it counted with the tag ``k + 1`` in
+    With ``counts`` (flat int32) not empty, each view adds one to the cells
+    it sees; origin ``k`` tags the cells it counted with ``k + 1`` in
     ``stamp`` (int32, the map's size), which must not hold those tags
-    already (zeros will do). GIL-free: tilecast's thread pool runs one
-    stride per thread (:func:`tilecast._threads.run_each`).
+    already (zeros will do). Otherwise each view marks its cells in row
+    ``k`` of the bool ``masks`` (N, rows * cols), or in its only row (the
+    union). GIL-free: tilecast's thread pool runs one stride per thread
+    (:func:`tilecast._threads.run_each`).
     """
-    unused = np.empty(0, dtype=np.bool_)
+    union = masks.shape[0] == 1
     for k in range(first, origins.shape[0], stride):
         _view(
             solid,
-            unused,
+            masks[0 if union or counts.shape[0] != 0 else k],
             counts,
             stamp,
             k + 1,
-            rows,
-            cols,
-            origins[k, 0],
-            origins[k, 1],
-            metric,
-            bound,
-            light_walls,
-        )
-
-
-@njit(cache=True, nogil=True)
-def fov_each_stride_into(
-    solid, out, rows, cols, origins, first, stride, metric, bound, light_walls
-):
-    """Mark in row ``k`` of ``out`` (N, rows * cols) the view of origin ``k``.
-
-    For ``k = first, first + stride, ...``.
-    """
-    none = np.empty(0, dtype=np.int32)
-    for k in range(first, origins.shape[0], stride):
-        _view(
-            solid,
-            out[k],
-            none,
-            none,
-            _NO_TAG,
             rows,
             cols,
             origins[k, 0],
