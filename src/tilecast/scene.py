@@ -130,6 +130,7 @@ class VisibilityScene:
         grid = (self._x0, self._y0, self._h, self._nx, self._ny)
         self._starts, self._members = ks.build_cells(segs, *grid, slack)
         self._nb_start, self._nb = ks.build_touching(segs, self._starts, self._members)
+        self._cut_start, self._cut = ks.build_cutters(segs, self._nb_start, self._nb)
         self._dirs = ks.wedge_directions()
         rows, src = ks.lex_pieces(segs)
         self._lex = (rows, src)
@@ -164,7 +165,8 @@ class VisibilityScene:
     def _grid_args(self) -> tuple[Any, ...]:
         return (
             self._segs, self._x0, self._y0, self._h, self._nx, self._ny,
-            self._starts, self._members, self._nb_start, self._nb, self._dirs,
+            self._starts, self._members, self._nb_start, self._nb, self._cut_start, self._cut,
+            self._dirs,
         )  # fmt: skip
 
     def _inside(self, p: tuple[float, float]) -> bool:

@@ -28,6 +28,7 @@ from numba import njit
 from tilecast._kernels import internal
 from tilecast._kernels.geometry import SAFE_EXPONENT, orient2d
 from tilecast._kernels.visibility import (
+    _on_open_segment,
     call_finish_walls,
     call_sweep,
     near_walls,
@@ -182,6 +183,40 @@ def build_touching(segs, starts, members):
     for i in range(m):
         nb_start[i + 1] += nb_start[i]
     return nb_start, nb[:count].copy()
+
+
+@njit(cache=True)
+def build_cutters(segs, nb_start, nb):
+    """CSR lists, per wall, of the touching walls that cut it: put a split point inside it.
+
+    Those are the walls crossing it and the walls with an end on its open
+    interior; a wall meeting it only at its ends leaves its pieces as they are.
+    """
+    m = segs.shape[0]
+    cut_start = np.zeros(m + 1, dtype=np.int64)
+    cut = np.empty(nb.shape[0], dtype=np.int64)
+    count = 0
+    for i in range(m):
+        for q in range(nb_start[i], nb_start[i + 1]):
+            if _cuts(segs, nb[q], i):
+                cut[count] = nb[q]
+                count += 1
+        cut_start[i + 1] = count
+    return cut_start, cut[:count].copy()
+
+
+@internal
+def _cuts(segs, j, i):
+    """Does wall j (touching wall i) put a split point inside wall i (``split_pairs``' rule)?"""
+    ax, ay, bx, by = segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3]
+    cx, cy, dx, dy = segs[j, 0], segs[j, 1], segs[j, 2], segs[j, 3]
+    o1 = orient2d(ax, ay, bx, by, cx, cy)
+    o2 = orient2d(ax, ay, bx, by, dx, dy)
+    if o1 * o2 < 0 and orient2d(cx, cy, dx, dy, ax, ay) * orient2d(cx, cy, dx, dy, bx, by) < 0:
+        return True  # a proper crossing
+    return (o1 == 0 and _on_open_segment(ax, ay, bx, by, cx, cy)) or (
+        o2 == 0 and _on_open_segment(ax, ay, bx, by, dx, dy)
+    )
 
 
 @njit(cache=True)
@@ -477,14 +512,16 @@ def _flood(
             continue
         for k in range(starts[cell], starts[cell + 1]):
             i = members[k]
-            if seen[i] != stamp:
+            if seen[i] == stamp or seen[i] == -stamp:
+                continue
+            ax, ay, bx, by = segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3]
+            if _hidden(cover, px, py, min(ax, bx), min(ay, by), max(ax, bx), max(ay, by), margin):
+                seen[i] = -stamp  # hidden (for good: the buffer only grows), not chosen
+            else:
                 seen[i] = stamp
                 chosen[count] = i
                 count += 1
-                _occlude(
-                    cover, dirs, segs, nb_start, nb, i,
-                    px, py, segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3],
-                )  # fmt: skip
+                _occlude(cover, dirs, segs, nb_start, nb, i, px, py, ax, ay, bx, by)
         for step in range(4):
             rr = r + (1 if step == 0 else -1 if step == 1 else 0)
             cc = c + (1 if step == 2 else -1 if step == 3 else 0)
@@ -497,7 +534,7 @@ def _flood(
 
 @internal
 def choose_walls(
-    segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, dirs, extras,
+    segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, cut_start, cut, dirs, extras,
     px, py, radius, box, lex_rows, lex_src, seen, cell_seen, stamp,
 ):  # fmt: skip
     """The original indices (ascending) of a superset of the walls the answer depends on.
@@ -566,11 +603,11 @@ def choose_walls(
                     )  # fmt: skip
                     if x - 1e-6 * scale <= best:
                         count = _mark_touching(i, nb_start, nb, stamp, seen, chosen, count)
-    # 3. walls touching a chosen one cut it into the same pieces
+    # 3. walls cutting a chosen one cut it into the same pieces
     for k in range(visible):
         i = chosen[k]
-        for q in range(nb_start[i], nb_start[i + 1]):
-            count = _mark(nb[q], stamp, seen, chosen, count)
+        for q in range(cut_start[i], cut_start[i + 1]):
+            count = _mark(cut[q], stamp, seen, chosen, count)
     for e in range(extras.shape[0]):
         ex0, ex1 = min(extras[e, 0], extras[e, 2]), max(extras[e, 0], extras[e, 2])
         ey0, ey1 = min(extras[e, 1], extras[e, 3]), max(extras[e, 1], extras[e, 3])
@@ -675,7 +712,7 @@ def in_range(rows):
 
 @njit(cache=True)
 def polygon(
-    segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, dirs, extras,
+    segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, cut_start, cut, dirs, extras,
     px, py, radius, box, lex_rows, lex_src, cone, cone_trig, seen, cell_seen, position, stamp,
     finish_at, sweep_at,
 ):  # fmt: skip
@@ -688,7 +725,7 @@ def polygon(
     again inside the scene's kernels).
     """
     chosen = choose_walls(
-        segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, dirs, extras,
+        segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, cut_start, cut, dirs, extras,
         px, py, radius, box, lex_rows, lex_src, seen, cell_seen, stamp,
     )  # fmt: skip
     rows = prepare_chosen(segs, chosen, nb_start, nb, extras, px, py, radius, seen, stamp, position,
@@ -705,7 +742,7 @@ def polygon(
 
 @njit(cache=True, nogil=True)
 def polygons(
-    segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, dirs, extras,
+    segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, cut_start, cut, dirs, extras,
     observers, radius, box, lex_rows, lex_src, cone, cone_trig, finish_at, sweep_at,
 ):  # fmt: skip
     """Many observers' polygons: ``(vertices (V, 2), offsets (N + 1,), status (N,))``."""
@@ -719,7 +756,7 @@ def polygons(
     vertices = np.empty((1024, 2))
     for q in range(n):
         poly, status[q] = polygon(
-            segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, dirs, extras,
+            segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, cut_start, cut, dirs, extras,
             observers[q, 0], observers[q, 1], radius, box, lex_rows, lex_src, cone, cone_trig,
             seen, cell_seen, position, q + 1, finish_at, sweep_at,
         )  # fmt: skip
