@@ -113,6 +113,7 @@ class VisibilityScene:
         self._stamp = 0
         self._bounds_lex: dict[tuple[float, ...], tuple[np.ndarray, np.ndarray, bool]] = {}
         self._fallback = len(segs) == 0
+        self._plain: tuple[Any, ...] | None = None  # a plain query's arguments, but p and stamp
         if self._fallback:
             return
         ks = _ks()
@@ -138,6 +139,13 @@ class VisibilityScene:
         self._seen = np.zeros(len(segs), dtype=np.int64)
         self._cell_seen = np.zeros(self._nx * self._ny, dtype=np.int64)
         self._position = np.empty(len(segs), dtype=np.int64)
+        if not self._fallback and self._circles is None:
+            self._plain = (
+                ks.polygon, (*self._grid_args(), np.empty((0, 4))),
+                (0.0, np.empty(0), rows, src, False, np.zeros(4),
+                 self._seen, self._cell_seen, self._position),
+                _addresses(),
+            )  # fmt: skip
 
     @classmethod
     def from_grid(cls, grid: Grid | TileMap | np.ndarray) -> VisibilityScene:
@@ -253,6 +261,10 @@ class VisibilityScene:
         >>> len(scene.polygon((0.5, 0.5), radius=1.0))
         95
         """
+        if radius is None and cone is None and bounds is None and self._plain is not None:
+            plain = _plain_point(observer)
+            if plain is not None and self._inside(plain):
+                return self._plain_polygon(plain)
         p = as_point("observer", observer)
         r, cone_spec, box = self._options(radius, cone, bounds)
         check_magnitude("observer", np.array(p), _LOW, _HIGH)
@@ -275,6 +287,20 @@ class VisibilityScene:
         if status == 2:
             return self._full(p, radius, cone, bounds)
         return np.asarray(poly, dtype=np.float64)
+
+    def _plain_polygon(self, p: tuple[float, float]) -> np.ndarray:
+        """``polygon(p)`` with no options, p checked and in the grid: the common case, fast."""
+        assert self._plain is not None
+        kernel, head, tail, addresses = self._plain
+        with self._lock:  # the workspace is shared by this scene's single queries
+            self._stamp += 1
+            poly, status = kernel(*head, p[0], p[1], *tail, self._stamp, *addresses)
+        if status == 1:
+            raise ValueError(_INFINITE)
+        if status == 2:
+            return self._full(p, None, None, None)
+        result: np.ndarray = poly
+        return result
 
     def _full(self, p: tuple[float, float], radius: Any, cone: Any, bounds: Any) -> np.ndarray:
         circles = self._circles
@@ -409,6 +435,29 @@ class VisibilityScene:
             chosen = np.arange(len(self._segs))
         result: np.ndarray = ks.visible(self._segs.reshape(-1, 4), chosen, p[0], p[1], pts)
         return result
+
+
+def _plain_point(value: Any) -> tuple[float, float] | None:
+    """Return the observer as two floats when it is a common, valid one (else None: check it).
+
+    A tuple or list of two floats, or a float64 array of shape (2,), with
+    finite coordinates whose magnitudes the exact predicates allow.
+    """
+    kind = type(value)
+    if kind is tuple or kind is list:
+        if len(value) != 2:
+            return None
+        x, y = value
+        if type(x) is not float or type(y) is not float:
+            return None
+    elif kind is np.ndarray and value.shape == (2,) and value.dtype == np.float64:
+        x, y = value.tolist()
+    else:
+        return None
+    ax, ay = abs(x), abs(y)  # NaN fails both comparisons below
+    if (_LOW <= ax <= _HIGH or ax == 0.0) and (_LOW <= ay <= _HIGH or ay == 0.0):
+        return x, y
+    return None
 
 
 def _as_points(name: str, value: Any) -> np.ndarray:

@@ -256,10 +256,14 @@ def _pseudo(dx, dy):
 
 @njit(cache=True)
 def wedge_directions():
-    """Directions of the wedges' boundaries, pseudo-angle k * 4 / BINS, and their lengths."""
-    dirs = np.empty((BINS, 3))
-    for k in range(BINS):
-        s = k * _WIDTH
+    """Directions of the wedges' boundaries, pseudo-angle k * 4 / BINS, and their lengths.
+
+    Two turns' worth (``2 * BINS`` rows): a wall's boundaries are indexed
+    from its start's wedge on, without wrapping.
+    """
+    dirs = np.empty((2 * BINS, 3))
+    for k in range(2 * BINS):
+        s = (k % BINS) * _WIDTH
         quarter = int(s)
         f = s - quarter
         if quarter == 0:
@@ -275,13 +279,18 @@ def wedge_directions():
 
 
 @internal
-def _boundary_distance(dirs, k, px, py, ax, ay, ex, ey, far):
-    """How far along wedge boundary k the wall's line lies (at most ``far``, with margin)."""
-    dx, dy, length = dirs[k % BINS, 0], dirs[k % BINS, 1], dirs[k % BINS, 2]
+def _boundary_distance(dirs, k, across, ex, ey, parallel, far):
+    """How far along wedge boundary k the wall's line lies (at most ``far``, with margin).
+
+    ``across`` is the cross product of (wall start - p) and the wall's
+    direction (ex, ey); ``parallel`` a tolerance on the cross product of a
+    unit direction with (ex, ey) under which the two count as parallel.
+    """
+    dx, dy, length = dirs[k, 0], dirs[k, 1], dirs[k, 2]
     den = dx * ey - dy * ex
-    if abs(den) < 1e-6 * length * math.hypot(ex, ey):
+    if abs(den) < parallel * length:
         return far  # nearly parallel: the end's distance bounds it
-    t = ((ax - px) * ey - (ay - py) * ex) / den
+    t = across / den
     if not t > 0.0:
         return far
     return min(far, t * length * _FAR)
@@ -337,9 +346,11 @@ def _occlude(cover, dirs, segs, nb_start, nb, i, px, py, ax, ay, bx, by):
         return
     far = max(la, lb) * _FAR
     ex, ey = bx - ax, by - ay
-    k0 = int(math.ceil(lo / _WIDTH))  # noqa: RUF046 (numba)
-    k1 = int(math.floor(hi / _WIDTH)) - 1  # noqa: RUF046 (numba)
-    d0 = _boundary_distance(dirs, k0, px, py, ax, ay, ex, ey, far)
+    across = (ax - px) * ey - (ay - py) * ex
+    parallel = 1e-6 * math.hypot(ex, ey)
+    k0 = int(math.ceil(lo / _WIDTH))  # noqa: RUF046 (numba); 0 <= lo < 4 + _EPS
+    k1 = int(math.floor(hi / _WIDTH)) - 1  # noqa: RUF046 (numba); hi < lo + 2
+    d0 = _boundary_distance(dirs, k0, across, ex, ey, parallel, far)
     if k0 * _WIDTH <= hi:  # the wedge the wall starts in: covered from lo to its end
         b = (k0 - 1) % BINS
         start = lo - (k0 - 1) * _WIDTH
@@ -348,8 +359,8 @@ def _occlude(cover, dirs, segs, nb_start, nb, i, px, py, ax, ay, bx, by):
             cover[4, b] = max(la * _FAR, d0)
             _meet(cover, b)
     for k in range(k0, k1 + 1):
-        d1 = _boundary_distance(dirs, k + 1, px, py, ax, ay, ex, ey, far)
-        b = k % BINS
+        d1 = _boundary_distance(dirs, k + 1, across, ex, ey, parallel, far)
+        b = k - BINS if k >= BINS else k
         cover[0, b] = min(cover[0, b], max(d0, d1))
         d0 = d1
     last = k1 + 1  # the wedge the wall ends in: covered from its start to hi
