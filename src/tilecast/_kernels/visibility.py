@@ -117,15 +117,21 @@ def _bucket_segments(segs, side):
 
 
 @internal
-def _sort_split_points(seg, key, xy, n):
-    """Indices of split points 0 .. n-1 by segment, then position along it (merge sort).
+def _row_before(rows, b, a):
+    for c in range(rows.shape[1]):
+        if rows[b, c] != rows[a, c]:
+            return rows[b, c] < rows[a, c]
+    return False
 
-    Ties in position (the same point found twice, or two points whose
-    rounded positions agree) are ordered by coordinates, so the pieces do
-    not depend on the order the pairs were visited in. Written out rather
-    than NumPy's argsort: one small sort compiles in a fraction of the time
-    two of NumPy's sort implementations take.
+
+@internal
+def row_order(rows):
+    """Indices of the rows in lexicographic order, equal rows in input order (merge sort).
+
+    Written out rather than NumPy's argsort: one small sort compiles in a
+    fraction of the time two of NumPy's sort implementations take.
     """
+    n = rows.shape[0]
     order = np.arange(n)
     tmp = np.empty(n, dtype=np.int64)
     width = 1
@@ -135,20 +141,11 @@ def _sort_split_points(seg, key, xy, n):
             hi = min(lo + 2 * width, n)
             i, j, k = lo, mid, lo
             while i < mid and j < hi:
-                a, b = order[i], order[j]
-                if seg[b] != seg[a]:
-                    b_first = seg[b] < seg[a]
-                elif key[b] != key[a]:
-                    b_first = key[b] < key[a]
-                elif xy[b, 0] != xy[a, 0]:
-                    b_first = xy[b, 0] < xy[a, 0]
-                else:
-                    b_first = xy[b, 1] < xy[a, 1]
-                if b_first:
-                    tmp[k] = b
+                if _row_before(rows, order[j], order[i]):
+                    tmp[k] = order[j]
                     j += 1
                 else:
-                    tmp[k] = a
+                    tmp[k] = order[i]
                     i += 1
                 k += 1
             while i < mid:
@@ -213,7 +210,16 @@ def _cut(segs, buf_seg, buf_xy, n):
             key[k] = (buf_xy[k, 0] - segs[i, 0]) / (segs[i, 2] - segs[i, 0])
         else:
             key[k] = (buf_xy[k, 1] - segs[i, 1]) / (segs[i, 3] - segs[i, 1])
-    order = _sort_split_points(buf_seg, key, buf_xy, n)
+    # by segment, then position along it; ties in position (the same point
+    # found twice, or two whose rounded positions agree) by coordinates, so
+    # the pieces do not depend on the order the pairs were visited in
+    columns = np.empty((n, 4))
+    for k in range(n):
+        columns[k, 0] = buf_seg[k]  # exact: segment numbers are far below 2**53
+        columns[k, 1] = key[k]
+        columns[k, 2] = buf_xy[k, 0]
+        columns[k, 3] = buf_xy[k, 1]
+    order = row_order(columns)
     out = np.empty((m + n, 4))
     source = np.empty(m + n, dtype=np.int64)
     count = 0
@@ -301,47 +307,6 @@ def near_walls(segs, px, py, radius):
             and max(segs[i, 1], segs[i, 3]) >= py - reach
         )
     return keep
-
-
-@internal
-def _row_before(rows, b, a):
-    for c in range(4):
-        if rows[b, c] != rows[a, c]:
-            return rows[b, c] < rows[a, c]
-    return False
-
-
-@internal
-def row_order(rows):
-    """Indices of the rows in lexicographic order, equal rows in input order (merge sort)."""
-    n = rows.shape[0]
-    order = np.arange(n)
-    tmp = np.empty(n, dtype=np.int64)
-    width = 1
-    while width < n:
-        for lo in range(0, n, 2 * width):
-            mid = min(lo + width, n)
-            hi = min(lo + 2 * width, n)
-            i, j, k = lo, mid, lo
-            while i < mid and j < hi:
-                if _row_before(rows, order[j], order[i]):
-                    tmp[k] = order[j]
-                    j += 1
-                else:
-                    tmp[k] = order[i]
-                    i += 1
-                k += 1
-            while i < mid:
-                tmp[k] = order[i]
-                i += 1
-                k += 1
-            while j < hi:
-                tmp[k] = order[j]
-                j += 1
-                k += 1
-        order, tmp = tmp, order
-        width *= 2
-    return order
 
 
 @internal
