@@ -16,21 +16,30 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
     from tilecast.world import World
 
 __all__ = [
+    "RANGE_DTYPES",
     "all_finite",
+    "as_angles",
     "as_choice",
     "as_choice_index",
     "as_direction",
     "as_finite_float",
     "as_flag",
+    "as_max_range",
     "as_nonnegative_float",
+    "as_observed",
     "as_point",
     "as_points_array",
+    "as_poses",
     "as_positive_float",
+    "as_range_dtype",
     "as_real_array",
     "check_map",
+    "check_out",
 ]
 
 
@@ -339,3 +348,80 @@ def check_magnitude(name: str, array: np.ndarray, low: float, high: float) -> No
             f"{name} must have non-zero coordinates of magnitude at least {low:.3g}, "
             f"got {float(small.min()):.3g}"
         )
+
+
+# ------------------------------------------------------ scans and sensor models
+def as_angles(angles: Any) -> NDArray[np.float64]:
+    """``angles`` as a flat C-contiguous float64 array of finite numbers."""
+    array = as_real_array("angles", angles)
+    array = np.ascontiguousarray(array, dtype=np.float64).reshape(-1)
+    if not np.isfinite(array).all():
+        raise ValueError("angles must be finite")
+    return array
+
+
+def as_poses(poses: Any) -> NDArray[np.float64]:
+    """``poses`` as a C-contiguous (P, 3) float64 array of finite ``(x, y, theta)``."""
+    array = as_real_array("poses", poses)
+    if array.ndim != 2 or array.shape[1] != 3:
+        raise ValueError(f"poses must have shape (P, 3) for (x, y, theta), got {array.shape}")
+    array = np.ascontiguousarray(array, dtype=np.float64)
+    if not np.isfinite(array).all():
+        raise ValueError("poses must be finite")
+    return array
+
+
+RANGE_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
+
+
+def as_max_range(value: Any) -> float:
+    """``max_range`` as a float > 0; ``inf`` allowed (a beam that hits nothing reports it)."""
+    result = as_nonnegative_float("max_range", value, allow_inf=True)
+    if result == 0.0:
+        raise ValueError("max_range must be positive, got 0.0")
+    return result
+
+
+def as_range_dtype(dtype: Any) -> np.dtype[Any]:
+    """``dtype`` for ranges: float32 or float64."""
+    try:
+        result: np.dtype[Any] = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"dtype must be float32 or float64, got {dtype!r}") from None
+    if result not in RANGE_DTYPES:
+        raise ValueError(f"dtype must be float32 or float64, got {result}")
+    return result
+
+
+def check_out(
+    out: Any, shape: tuple[int, ...], dtypes: tuple[np.dtype[Any], ...], inputs: tuple[Any, ...]
+) -> NDArray[np.floating[Any]]:
+    """Return ``out`` if it can take the result: shape, dtype, C order, writable, no aliasing."""
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"out must be a NumPy array, got {type(out).__name__}")
+    if out.shape != shape:
+        raise ValueError(f"out must have shape {shape}, got {out.shape}")
+    if out.dtype not in dtypes:
+        names = " or ".join(str(d) for d in dtypes)
+        raise TypeError(f"out must have dtype {names} (native byte order), got {out.dtype}")
+    if not out.flags.c_contiguous:
+        raise ValueError("out must be C-contiguous")
+    if not out.flags.writeable:
+        raise ValueError("out must be writable")
+    if any(np.may_share_memory(out, array) for array in inputs):
+        raise ValueError("out must not share memory with the input arrays")
+    return out
+
+
+def as_observed(observed: Any, n_beams: int) -> NDArray[np.float64]:
+    """``observed`` as ``n_beams`` finite, non-negative float64 readings."""
+    array = as_real_array("observed", observed)
+    if array.shape != (n_beams,):
+        raise ValueError(f"observed must have shape ({n_beams},) (one reading per angle), "
+                         f"got {array.shape}")  # fmt: skip
+    array = np.ascontiguousarray(array, dtype=np.float64)
+    if not np.isfinite(array).all():
+        raise ValueError("observed must be finite (a sensor's 'no return' is max_range)")
+    if (array < 0.0).any():
+        raise ValueError("observed must be non-negative")
+    return array

@@ -22,16 +22,21 @@ from numpy.typing import NDArray
 from tilecast import _farwalk
 from tilecast._threads import TASK, numba_parallel, run_tasks
 from tilecast._validate import (
+    RANGE_DTYPES,
+    as_angles,
     as_choice_index,
     as_direction,
     as_finite_float,
     as_flag,
     as_max_distance,
-    as_nonnegative_float,
+    as_max_range,
     as_point,
     as_points_array,
+    as_poses,
+    as_range_dtype,
     as_real_array,
     check_map,
+    check_out,
 )
 from tilecast._walkmap import CLEARANCE_CAP, WalkMap, clearance_map, tile_info_map, walk_map
 from tilecast.grid import Grid
@@ -352,24 +357,6 @@ _MISS_POINT = np.full((1, 2), math.nan)
 _MISS_CELL = np.full((1, 2), -1, dtype=np.int64)
 
 
-def _as_angles(angles: Any) -> NDArray[np.float64]:
-    array = as_real_array("angles", angles)
-    array = np.ascontiguousarray(array, dtype=np.float64).reshape(-1)
-    if not np.isfinite(array).all():
-        raise ValueError("angles must be finite")
-    return array
-
-
-def _as_poses(poses: Any) -> NDArray[np.float64]:
-    array = as_real_array("poses", poses)
-    if array.ndim != 2 or array.shape[1] != 3:
-        raise ValueError(f"poses must have shape (P, 3) for (x, y, theta), got {array.shape}")
-    array = np.ascontiguousarray(array, dtype=np.float64)
-    if not np.isfinite(array).all():
-        raise ValueError("poses must be finite")
-    return array
-
-
 def scan_many(
     grid: Grid | TileMap | np.ndarray,
     poses: Any,
@@ -430,62 +417,21 @@ def scan_many(
     return _scan_many(grid, poses, angles, max_range, "poses", out, dtype)
 
 
-_RANGE_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
-
-
-def _as_max_range(value: Any) -> float:
-    """``max_range`` as a float > 0; ``inf`` allowed (a beam that hits nothing reports it)."""
-    result = as_nonnegative_float("max_range", value, allow_inf=True)
-    if result == 0.0:
-        raise ValueError("max_range must be positive, got 0.0")
-    return result
-
-
-def _as_dtype(dtype: Any) -> np.dtype[Any]:
-    try:
-        result: np.dtype[Any] = np.dtype(dtype)
-    except TypeError:
-        raise TypeError(f"dtype must be float32 or float64, got {dtype!r}") from None
-    if result not in _RANGE_DTYPES:
-        raise ValueError(f"dtype must be float32 or float64, got {result}")
-    return result
-
-
-def _check_out(
-    out: Any, shape: tuple[int, ...], dtypes: tuple[np.dtype[Any], ...], inputs: tuple[Any, ...]
-) -> NDArray[np.floating[Any]]:
-    """Return ``out`` if it can take the result: shape, dtype, C order, writable, no aliasing."""
-    if not isinstance(out, np.ndarray):
-        raise TypeError(f"out must be a NumPy array, got {type(out).__name__}")
-    if out.shape != shape:
-        raise ValueError(f"out must have shape {shape}, got {out.shape}")
-    if out.dtype not in dtypes:
-        names = " or ".join(str(d) for d in dtypes)
-        raise TypeError(f"out must have dtype {names} (native byte order), got {out.dtype}")
-    if not out.flags.c_contiguous:
-        raise ValueError("out must be C-contiguous")
-    if not out.flags.writeable:
-        raise ValueError("out must be writable")
-    if any(np.may_share_memory(out, array) for array in inputs):
-        raise ValueError("out must not share memory with the input arrays")
-    return out
-
-
 def _scan_many(
     grid: Any, poses: Any, angles: Any, max_range: Any, pose_name: str, out: Any = None,
     dtype: Any = np.float64,
 ) -> NDArray[np.floating[Any]]:  # fmt: skip
     """``scan_many``; a ray whose numbers overflow names ``pose_name`` (row k)."""
     world = check_map(grid)
-    pose_array = _as_poses(poses)
-    angle_array = _as_angles(angles)
-    max_range = _as_max_range(max_range)
+    pose_array = as_poses(poses)
+    angle_array = as_angles(angles)
+    max_range = as_max_range(max_range)
     n_poses, n_beams = len(pose_array), len(angle_array)
     shape = (n_poses, n_beams)
     if out is None:
-        result = np.empty(shape, _as_dtype(dtype))
+        result = np.empty(shape, as_range_dtype(dtype))
     else:
-        result = _check_out(out, shape, _RANGE_DTYPES, (pose_array, angle_array))
+        result = check_out(out, shape, RANGE_DTYPES, (pose_array, angle_array))
     if result.size == 0:
         return result
     flat = result.reshape(-1)  # a view: result is C-contiguous
@@ -582,7 +528,7 @@ def _scan_tile_rays(
     np.minimum(ranges, max_range, out=distance)
 
 
-def _scan_chunks(
+def scan_in_chunks(
     world: Any, poses: NDArray[np.float64], angles: NDArray[np.float64], max_range: float,
     pose_name: str, evaluate: Callable[[int, int, NDArray[np.float64]], None],
 ) -> None:  # fmt: skip
@@ -647,7 +593,7 @@ def beam_directions(poses: Any, angles: Any) -> NDArray[np.float64]:
     """
     from tilecast._kernels.beams import scan_directions
 
-    pose_array, angle_array = _as_poses(poses), _as_angles(angles)
+    pose_array, angle_array = as_poses(poses), as_angles(angles)
     with numba_parallel():
         directions: NDArray[np.float64] = scan_directions(pose_array, angle_array)
     return directions
@@ -688,7 +634,7 @@ def scan(
             grid, [(x, y, theta)], angles, max_range, "pose", None, dtype
         )[0]
         return ranges
-    n_beams = len(_as_angles(angles))
-    _check_out(out, (n_beams,), _RANGE_DTYPES, (angles,))
+    n_beams = len(as_angles(angles))
+    check_out(out, (n_beams,), RANGE_DTYPES, (angles,))
     _scan_many(grid, [(x, y, theta)], angles, max_range, "pose", out.reshape(1, n_beams))
     return out

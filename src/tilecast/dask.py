@@ -29,9 +29,14 @@ import numpy as np
 
 from tilecast import batch, field_of_view, sensor
 from tilecast._validate import (
+    as_angles,
     as_choice_index,
     as_flag,
+    as_max_range,
+    as_observed,
     as_points_array,
+    as_poses,
+    as_range_dtype,
     as_real_array,
     check_map,
 )
@@ -274,10 +279,10 @@ def scan_many(
     """
     da = _dask_array()
     world = check_map(grid)
-    angle_array = batch._as_angles(angles)
-    limit = batch._as_max_range(max_range)
-    result_dtype = batch._as_dtype(dtype)
-    rows = _rows("poses", poses, 3, _default_chunk(chunk, len(angle_array)), batch._as_poses)
+    angle_array = as_angles(angles)
+    limit = as_max_range(max_range)
+    result_dtype = as_range_dtype(dtype)
+    rows = _rows("poses", poses, 3, _default_chunk(chunk, len(angle_array)), as_poses)
     return da.map_blocks(
         _scan_block, rows, _shared(world, "map"), angle_array, limit, result_dtype.name,
         chunks=(rows.chunks[0], (len(angle_array),)), dtype=result_dtype,
@@ -353,14 +358,14 @@ def scan_likelihood(
     """
     da = _dask_array()
     world = check_map(grid)
-    angle_array = batch._as_angles(angles)
+    angle_array = as_angles(angles)
     # the local call on no poses checks observed, max_range and the sensor model
     sensor.scan_likelihood(grid, np.empty((0, 3)), angle_array, observed, max_range=max_range,
                            model=model, table=table, table_resolution=table_resolution)  # fmt: skip
-    readings = sensor._as_observed(observed, len(angle_array))
+    readings = as_observed(observed, len(angle_array))
     table_ref = None if table is None else _shared(np.asarray(table, np.float64), "table")
     options = {"max_range": max_range, "model": model, "table_resolution": table_resolution}
-    rows = _rows("poses", poses, 3, _default_chunk(chunk, len(angle_array)), batch._as_poses)
+    rows = _rows("poses", poses, 3, _default_chunk(chunk, len(angle_array)), as_poses)
     return da.map_blocks(
         _likelihood_block, rows, _shared(world, "map"), angle_array, readings, options, table_ref,
         chunks=(rows.chunks[0],), drop_axis=1, dtype=np.float64, meta=np.empty(0),

@@ -21,8 +21,18 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from tilecast._validate import as_finite_float, as_positive_float, as_real_array, check_map
-from tilecast.batch import _as_angles, _as_max_range, _as_poses, _check_out, _scan_chunks
+from tilecast._validate import (
+    as_angles,
+    as_finite_float,
+    as_max_range,
+    as_observed,
+    as_poses,
+    as_positive_float,
+    as_real_array,
+    check_map,
+    check_out,
+)
+from tilecast.batch import scan_in_chunks
 from tilecast.grid import Grid
 from tilecast.tiles import TileMap
 
@@ -186,11 +196,11 @@ def scan_likelihood(
     [-1.3863, -9.2103, -5.2983]
     """
     world = check_map(grid)
-    pose_array = _as_poses(poses)
-    angle_array = _as_angles(angles)
-    limit = _as_max_range(max_range)
+    pose_array = as_poses(poses)
+    angle_array = as_angles(angles)
+    limit = as_max_range(max_range)
     n_poses, n_beams = len(pose_array), len(angle_array)
-    readings = _as_observed(observed, n_beams)
+    readings = as_observed(observed, n_beams)
     if (model is None) == (table is None):
         raise ValueError("give exactly one of model= (a BeamModel) and table=")
     if model is not None:
@@ -208,7 +218,7 @@ def scan_likelihood(
         evaluate = _table_evaluator(table, table_resolution, readings, n_beams)
     result: NDArray[np.float64] = np.empty(n_poses) if out is None else out
     if out is not None:
-        _check_out(out, (n_poses,), _FLOAT64, (pose_array, angle_array, readings))
+        check_out(out, (n_poses,), _FLOAT64, (pose_array, angle_array, readings))
     if n_beams == 0:
         result[...] = 0.0  # no beam: the empty sum
         return result
@@ -216,21 +226,8 @@ def scan_likelihood(
     def evaluate_chunk(first: int, end: int, ranges: NDArray[np.float64]) -> None:
         evaluate(ranges, result[first:end])
 
-    _scan_chunks(world, pose_array, angle_array, limit, "poses", evaluate_chunk)
+    scan_in_chunks(world, pose_array, angle_array, limit, "poses", evaluate_chunk)
     return result
-
-
-def _as_observed(observed: Any, n_beams: int) -> NDArray[np.float64]:
-    array = as_real_array("observed", observed)
-    if array.shape != (n_beams,):
-        raise ValueError(f"observed must have shape ({n_beams},) (one reading per angle), "
-                         f"got {array.shape}")  # fmt: skip
-    array = np.ascontiguousarray(array, dtype=np.float64)
-    if not np.isfinite(array).all():
-        raise ValueError("observed must be finite (a sensor's 'no return' is max_range)")
-    if (array < 0.0).any():
-        raise ValueError("observed must be non-negative")
-    return array
 
 
 def _beam_evaluator(
