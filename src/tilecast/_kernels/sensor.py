@@ -4,7 +4,7 @@ Each kernel takes the ranges of a chunk of poses, flat ``(m * B,)`` and
 already clipped at ``max_range`` (as ``scan_many`` returns them), and writes
 one log-likelihood per pose: the sum over beams, in beam order, of
 ``log p(observed_b | expected_b)``. Both run without the GIL, on the threads
-that cast the chunk (``tilecast.batch._scan_chunks``); each is compiled for
+that cast the chunk (``tilecast.batch.scan_in_chunks``); each is compiled for
 one type signature, and neither calls the walk, so they compile in about a
 second.
 """
