@@ -29,6 +29,30 @@ SWEEP_SIGNATURE = (
 # ------------------------------------------------------------------ splitting
 
 
+# Sizes as typed int64, not literals: np.empty and friends compile once per
+# argument type, and each literal is a type of its own.
+_NONE = np.int64(0)
+_START = np.int64(64)
+
+
+@internal
+def _indices(n):
+    """``np.arange(n)`` (int64), written out: one small loop, not NumPy's arange to compile."""
+    out = np.empty(n, dtype=np.int64)
+    for k in range(n):
+        out[k] = k
+    return out
+
+
+@internal
+def _filled(n, value):
+    """An int64 array of ``n`` copies of ``value`` (``np.full``, written out)."""
+    out = np.empty(n, dtype=np.int64)
+    for k in range(n):
+        out[k] = value
+    return out
+
+
 @internal
 def _on_open_segment(ax, ay, bx, by, qx, qy):
     # q is known to be collinear with a-b; is it strictly between a and b?
@@ -83,7 +107,7 @@ def _bucket_segments(segs, side):
     counts = np.zeros(side * side + 1, dtype=np.int64)
     starts = counts
     fill = counts
-    members = np.empty(0, dtype=np.int64)
+    members = np.empty(_NONE, dtype=np.int64)
     for rep in range(2):
         if rep == 1:
             starts = prefix_sums(counts)
@@ -132,7 +156,7 @@ def row_order(rows):
     fraction of the time two of NumPy's sort implementations take.
     """
     n = rows.shape[0]
-    order = np.arange(n)
+    order = _indices(n)
     tmp = np.empty(n, dtype=np.int64)
     width = 1
     while width < n:
@@ -202,7 +226,7 @@ def _cut(segs, buf_seg, buf_xy, n):
     """Cut each segment at its recorded points: the pieces ``(P, 4)`` and their segments."""
     m = segs.shape[0]
     if n == 0:
-        return segs.copy(), np.arange(m)
+        return segs.copy(), _indices(m)
     key = np.empty(n)
     for k in range(n):
         i = buf_seg[k]
@@ -259,11 +283,11 @@ def split_segments(segs):
     """
     m = segs.shape[0]
     if m == 0:
-        return segs.copy(), np.arange(0)
+        return segs.copy(), _indices(_NONE)
     side = max(1, min(1024, int(math.sqrt(m))))
     starts, members = _bucket_segments(segs, side)
-    buf_seg = np.empty(64, dtype=np.int64)
-    buf_xy = np.empty((64, 2))
+    buf_seg = np.empty(_START, dtype=np.int64)
+    buf_xy = np.empty((_START, 2))
     n = np.int64(0)  # not the literal 0: one compiled signature for _push
     for cell in range(side * side):
         for p in range(starts[cell], starts[cell + 1]):
@@ -279,8 +303,8 @@ def split_pairs(segs, first, second):
     The pieces are the same as :func:`split_segments` gives whenever every
     pair of segments that cross or touch is among the candidates.
     """
-    buf_seg = np.empty(64, dtype=np.int64)
-    buf_xy = np.empty((64, 2))
+    buf_seg = np.empty(_START, dtype=np.int64)
+    buf_xy = np.empty((_START, 2))
     n = np.int64(0)
     for k in range(first.shape[0]):
         buf_seg, buf_xy, n = _split_pair(segs, first[k], second[k], buf_seg, buf_xy, n)
@@ -394,7 +418,9 @@ def prepare_walls(segs, extras, px, py, radius, split, split_at, finish_at):
     if radius > 0.0:
         keep = near_walls(segs, px, py, radius)
     else:
-        keep = np.ones(segs.shape[0], dtype=np.bool_)
+        keep = np.empty(segs.shape[0], dtype=np.bool_)
+        for i in range(segs.shape[0]):
+            keep[i] = True
     count = 0
     for i in range(segs.shape[0]):
         count += keep[i]
@@ -466,7 +492,7 @@ def _event_before(px, py, ux, uy, ex, ey, half, b, a):
 def _sort_events(px, py, ux, uy, ex, ey, half):
     """Indices of events in counter-clockwise order from direction u, nearer first (merge sort)."""
     n = ex.shape[0]
-    order = np.arange(n)
+    order = _indices(n)
     tmp = np.empty(n, dtype=np.int64)
     width = 1
     while width < n:
@@ -660,7 +686,7 @@ def sweep(segs, px, py, radius, cone, ux, uy, wx, wy):
     if cone:
         hw = _rel_half(px, py, ux, uy, wx, wy)
     heap = np.empty(m, dtype=np.int64)
-    pos = -np.ones(m, dtype=np.int64)
+    pos = _filled(m, -1)
     size = np.int64(0)
     for i in range(m):  # segments cut by the ray towards u
         if (
