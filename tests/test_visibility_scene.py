@@ -82,6 +82,111 @@ def test_hypothesis_scenes_equal_visibility_polygon(walls, observers, option, da
         assert_same(scene, segments, p, circles=circles, **kwargs)
 
 
+# ------------------------------------------------- culling at the margins
+# The scene skips a wall whose directions are all hidden nearer than it, and
+# adds only the walls that cut a chosen one. These scenes put walls exactly
+# at the margins of those rules: runs of collinear walls meeting end to end,
+# walls touching at ends (corners, T-junctions from behind), walls exactly in
+# the shadow of another (same directions), observers on walls' ends.
+grid_coordinate = st.integers(0, 8).map(float)
+grid_point = st.tuples(grid_coordinate, grid_coordinate)
+
+
+@st.composite
+def grid_walls(draw):
+    """Axis-aligned walls of length 1 to 3 on the integer lattice, often in runs."""
+    walls = []
+    for _ in range(draw(st.integers(1, 12))):
+        (x, y), length = draw(grid_point), draw(st.integers(1, 3))
+        horizontal = draw(st.booleans())
+        pieces = draw(st.integers(1, 3))  # a run cut into pieces end to end
+        for k in range(pieces):
+            a = x + k * length if horizontal else x
+            b = y if horizontal else y + k * length
+            end = (a + length, b) if horizontal else (a, b + length)
+            walls.append(((a, b), end))
+    return walls
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    walls=grid_walls(),
+    observers=st.lists(
+        st.one_of(grid_point, st.tuples(grid_coordinate, grid_coordinate.map(lambda v: v + 0.5))),
+        min_size=1,
+        max_size=6,
+    ),
+    option=st.sampled_from(["plain", "radius", "cone"]),
+)
+def test_grid_walls_touching_at_ends_equal_visibility_polygon(walls, observers, option):
+    room = [((-1, -1), (12, -1)), ((12, -1), (12, 12)), ((12, 12), (-1, 12)), ((-1, 12), (-1, -1))]
+    segments = np.array(room + walls, dtype=float).reshape(-1, 2, 2)
+    kwargs = {}
+    if option == "radius":
+        kwargs["radius"] = 2.5
+    if option == "cone":
+        kwargs["cone"] = ((1.0, 0.5), 1.0)
+    scene = tc.VisibilityScene(segments)
+    for p in observers:  # many lie on walls or at their ends
+        assert_same(scene, segments, p, **kwargs)
+
+
+@pytest.mark.parametrize("p", [(0.0, 0.0), (0.0, 0.5), (0.5, 0.0), (-0.5, 0.25)])
+def test_walls_exactly_in_a_shadow(p):
+    # Behind the wall x = 1 (-1 <= y <= 1), seen from (0, 0): a wall with
+    # exactly its directions, walls whose ends lie on the rays through its
+    # ends, one that starts where it ends, one hidden except at one end, one
+    # seen over a sliver far narrower than the angular margins; then the same
+    # with the near wall continued at its ends (no gap there).
+    room = [((-4, -4), (8, -4)), ((8, -4), (8, 8)), ((8, 8), (-4, 8)), ((-4, 8), (-4, -4))]
+    near = [((1, -1), (1, 1))]
+    behind = [
+        ((2, -2), (2, 2)),
+        ((3, 3), (3, -3)),
+        ((2, 2), (4, 2)),
+        ((3, 0), (3, 1)),
+        ((4, -4), (4, 0)),
+        ((2, 1), (2, 3)),
+        ((1.5, -1.5 - 2.0**-30), (1.5, -1.0)),  # seen over ~3e-10 rad past the near wall's end
+        ((-1.5, 3.0), (0.5, 3.0)),
+    ]
+    for extra in ([], [((1, 1), (0, 2))], [((1, 1), (0, 2)), ((1, -1), (0, -2))]):
+        walls = np.array(room + near + behind + extra, dtype=float).reshape(-1, 2, 2)
+        scene = tc.VisibilityScene(walls)
+        for q in (p, (1.0, 1.0), (1.0, 0.0), (2.0, 2.0)):  # also on the walls' ends
+            assert_same(scene, walls, q)
+
+
+def test_a_hidden_wall_that_cuts_a_visible_one():
+    # The wall x = 2.6 stands behind the wall y = 3 with its end on it, in the
+    # shadow of a pillar: hidden, it still cuts y = 3 in two, and the points
+    # where the pillar's shadow edges meet y = 3 are computed on those pieces.
+    room = [((0, 0), (5, 0)), ((5, 0), (5, 5)), ((5, 5), (0, 5)), ((0, 5), (0, 0))]
+    inner = [((0.3, 3.0), (4.7, 3.0)), ((2.1, 2.0), (2.9, 2.0)), ((2.6, 3.0), (2.6, 4.4))]
+    walls = np.array(room + inner, dtype=float).reshape(-1, 2, 2)
+    scene = tc.VisibilityScene(walls)
+    rng = np.random.default_rng(1)
+    for p in rng.uniform([2.2, 0.2], [2.8, 1.5], (100, 2)):
+        assert_same(scene, walls, tuple(p))
+
+
+def test_observer_forms_and_magnitudes_as_visibility_polygon():
+    # The common query's short path (a tuple, list or float64 array of two
+    # floats) gives the same arrays and the same errors as the full checks.
+    grid = tc.Grid(_maps.rooms_and_corridors(size=32, rooms=4), outside="solid")
+    scene = tc.VisibilityScene.from_grid(grid)
+    walls = scene.segments
+    free = np.argwhere(~np.asarray(grid.solid))[:, ::-1] + 0.25
+    for p in free[:20]:
+        want = tc.visibility_polygon(walls, tuple(p))
+        for form in (tuple(p), list(p), p, p.astype(np.float32), (float(p[0]), p[1])):
+            assert np.array_equal(scene.polygon(form), want)
+    for bad in [(np.nan, 1.0), (1.0, np.inf), (1e300, 1.0), (1e-300, 1.0), [1.0], (1.0, 2.0, 3.0)]:
+        assert answer(scene.polygon, bad) == answer(tc.visibility_polygon, walls, bad)
+    for corner in [(-0.0, 0.0), (0.0, -0.0)]:  # the map's corner: it sees out
+        assert answer(scene.polygon, corner) == answer(tc.visibility_polygon, walls, corner)
+
+
 # --------------------------------------------------------------- real maps
 def map_cases():
     yield "rooms", tc.Grid(_maps.rooms_and_corridors(size=64, rooms=12), outside="solid")
