@@ -337,7 +337,9 @@ def _one_hit(r: tuple[Any, ...], is_tilemap: bool) -> Hits:
         pixel = np.empty((1, 2), dtype=np.int64)
         pixel[0, 0] = r[15]
         pixel[0, 1] = r[16]
-    return Hits(np.ones(1, np.bool_), distance, point, normal, cell, inside, pixel)
+    hit = np.empty(1, dtype=np.bool_)  # not np.ones: that costs 0.8 us, this 0.15
+    hit[0] = True
+    return Hits(hit, distance, point, normal, cell, inside, pixel)
 
 
 def _one_ray(hit: Hit | None, is_tilemap: bool) -> Hits:
