@@ -56,6 +56,10 @@ def _addresses() -> tuple[int, int]:
     return _kernel_addresses
 
 
+#: The most walls a scene takes (its sorts key wall pairs as exact doubles).
+MAX_WALLS = 2**26
+
+
 def _ks() -> ModuleType:
     """Return the compiled scene kernels, importing them (and Numba) on first use."""
     from tilecast._kernels import scene
@@ -103,6 +107,8 @@ class VisibilityScene:
 
     def __init__(self, segments: Any, *, circles: Any = None) -> None:
         segs = _as_segments("segments", segments)
+        if len(segs) > MAX_WALLS:  # pair codes i * m + j must stay exact as doubles
+            raise ValueError(f"segments: at most {MAX_WALLS} walls, got {len(segs)}")
         circ = None if circles is None else _as_circles(circles)
         check_magnitude("segments", segs, _LOW, _HIGH)
         if circ is not None:

@@ -49,35 +49,15 @@ _HIGH = 2.0**402  # 4 * 2**400: the largest coordinate a prepared wall may have
 # ------------------------------------------------------------------ building
 @internal
 def _sort_ints(keys):
-    """Indices of ``keys`` (int64) in ascending order, ties in input order (merge sort)."""
-    n = keys.shape[0]
-    order = np.arange(n)
-    tmp = np.empty(n, dtype=np.int64)
-    width = 1
-    while width < n:
-        for lo in range(0, n, 2 * width):
-            mid = min(lo + width, n)
-            hi = min(lo + 2 * width, n)
-            i, j, k = lo, mid, lo
-            while i < mid and j < hi:
-                if keys[order[j]] < keys[order[i]]:
-                    tmp[k] = order[j]
-                    j += 1
-                else:
-                    tmp[k] = order[i]
-                    i += 1
-                k += 1
-            while i < mid:
-                tmp[k] = order[i]
-                i += 1
-                k += 1
-            while j < hi:
-                tmp[k] = order[j]
-                j += 1
-                k += 1
-        order, tmp = tmp, order
-        width *= 2
-    return order
+    """Indices of ``keys`` (int64) in ascending order, ties in input order.
+
+    :func:`tilecast._kernels.visibility.row_order` on one column: the keys
+    (wall numbers and pair codes, far below 2**53) are exact as doubles.
+    """
+    column = np.empty((keys.shape[0], 1))
+    for k in range(keys.shape[0]):
+        column[k, 0] = keys[k]
+    return row_order(column)
 
 
 @internal
