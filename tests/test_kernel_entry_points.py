@@ -88,3 +88,40 @@ def test_the_check_catches_an_import_and_an_accessor_call():
         "def h(self):\n    return self.order(1)\n"  # not a kernel module: fine
     )
     assert _uses(ast.parse(source), internal) == ["import order", ".orient2d", ".orient2d"]
+
+
+def test_caller_of_calls_through_the_address_and_propagates_errors():
+    """``caller_of``: a kernel calls another through its run-time address, with the
+    arguments converted as a direct call would, and the callee's exceptions arrive."""
+    import numpy as np
+    from numba import njit, types
+
+    from tilecast._kernels.intrinsics import caller_of, compiled_address
+
+    signature = (types.float64[::1], types.int64)
+
+    @njit(signature)
+    def scaled(values, k):
+        if k < 0:
+            raise ValueError("negative index")
+        return values[k] * 2.0
+
+    call_scaled = caller_of(scaled, signature)
+
+    @njit
+    def total(address, values):
+        s = 0.0
+        for k in range(values.shape[0]):
+            s += call_scaled(address, values, k)
+        return s
+
+    @njit
+    def at(address, values, k):
+        return call_scaled(address, values, k)
+
+    address = compiled_address(scaled, signature)
+    values = np.array([1.0, 2.0, 3.5])
+    assert total(address, values) == 13.0
+    assert at(address, values, np.int32(2)) == 7.0  # int32 converted as a direct call would
+    with pytest.raises(ValueError, match="negative index"):
+        at(address, values, -1)
