@@ -31,6 +31,10 @@ KERNEL_TESTS = (
     "test_tiles.py",
     "test_tilebatch.py",
     "test_walk.py",
+    "test_sensor.py",
+    "test_visibility_scene.py",
+    "test_concurrency.py",
+    "test_kernel_entry_points.py",
 )
 
 
