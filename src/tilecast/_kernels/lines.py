@@ -13,46 +13,33 @@ from numba import njit
 def fill_line8(x0, y0, x1, y1, out, start):
     dx = x1 - x0
     dy = y1 - y0
-    adx = abs(dx)
-    ady = abs(dy)
-    if adx >= ady:
-        # x-major: minor = y0 + floor((2*dy*k + n) / (2n)), kept as quotient q
-        # and remainder r in [0, 2n) of the numerator 2*dy*k + n.
-        n = adx
-        sx = 1 if dx >= 0 else -1
-        if n == 0:
-            out[start, 0] = x0
-            out[start, 1] = y0
-            return
-        two_n = 2 * n
-        q = 0
-        r = n
-        for k in range(n + 1):
-            out[start + k, 0] = x0 + sx * k
-            out[start + k, 1] = y0 + q
-            r += 2 * dy
-            if r >= two_n:
-                r -= two_n
-                q += 1
-            elif r < 0:
-                r += two_n
-                q -= 1
+    # Along the major axis (x when |dx| >= |dy|) one step per cell; the minor
+    # coordinate is minor0 + floor((2*d_minor*k + n) / (2n)), kept as the
+    # quotient q and the remainder r in [0, 2n) of that numerator. A y-major
+    # line is the x-major rule with the axes swapped.
+    if abs(dx) >= abs(dy):
+        n, major, major0, minor0, d_minor = abs(dx), 0, x0, y0, dy
+        s = 1 if dx >= 0 else -1
     else:
-        n = ady
-        sy = 1 if dy >= 0 else -1
-        two_n = 2 * n
-        q = 0
-        r = n
-        for k in range(n + 1):
-            out[start + k, 0] = x0 + q
-            out[start + k, 1] = y0 + sy * k
-            r += 2 * dx
-            if r >= two_n:
-                r -= two_n
-                q += 1
-            elif r < 0:
-                r += two_n
-                q -= 1
+        n, major, major0, minor0, d_minor = abs(dy), 1, y0, x0, dx
+        s = 1 if dy >= 0 else -1
+    if n == 0:
+        out[start, 0] = x0
+        out[start, 1] = y0
+        return
+    two_n = 2 * n
+    q = 0
+    r = n
+    for k in range(n + 1):
+        out[start + k, major] = major0 + s * k
+        out[start + k, 1 - major] = minor0 + q
+        r += 2 * d_minor
+        if r >= two_n:
+            r -= two_n
+            q += 1
+        elif r < 0:
+            r += two_n
+            q -= 1
 
 
 @njit(cache=True, nogil=True)
