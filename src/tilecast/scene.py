@@ -122,6 +122,8 @@ class VisibilityScene:
         self._plain: tuple[Any, ...] | None = None  # a plain query's arguments, but p and stamp
         if self._fallback:
             return
+        from tilecast._kernels.visibility import bucket_walls
+
         ks = _ks()
         lo = segs.reshape(-1, 2).min(axis=0)
         hi = segs.reshape(-1, 2).max(axis=0)
@@ -134,8 +136,8 @@ class VisibilityScene:
         self._nx = max(1, math.ceil(width / h))
         self._ny = max(1, math.ceil(height / h))
         slack = 1e-6 * h + 1e-12 * scale
-        grid = (self._x0, self._y0, self._h, self._nx, self._ny)
-        self._starts, self._members = ks.build_cells(segs, *grid, slack)
+        self._starts, self._members = bucket_walls(segs, self._x0, self._y0, h, h, self._nx,
+                                                       self._ny, slack, slack)  # fmt: skip
         self._nb_start, self._nb = ks.build_touching(segs, self._starts, self._members)
         self._cut_start, self._cut = ks.build_cutters(segs, self._nb_start, self._nb)
         self._dirs = ks.wedge_directions()

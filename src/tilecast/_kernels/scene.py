@@ -31,6 +31,7 @@ from tilecast._kernels.visibility import (
     _on_open_segment,
     call_finish_walls,
     call_sweep,
+    cell_span,
     near_walls,
     row_order,
     split_pairs,
@@ -58,54 +59,6 @@ def _sort_ints(keys):
     for k in range(keys.shape[0]):
         column[k, 0] = keys[k]
     return row_order(column)
-
-
-@internal
-def _cell_span(lo, hi, x0, h, n):
-    """Cells ``a .. b`` (inclusive, clamped to 0 .. n-1) a closed interval meets."""
-    a = max(int(math.floor((lo - x0) / h)), 0)  # noqa: RUF046 (numba)
-    b = min(int(math.floor((hi - x0) / h)), n - 1)  # noqa: RUF046 (numba)
-    return a, b
-
-
-@njit(cache=True)
-def build_cells(segs, x0, y0, h, nx, ny, slack):
-    """CSR lists of the walls meeting each cell (row-major), each widened by ``slack``."""
-    m = segs.shape[0]
-    counts = np.zeros(nx * ny + 1, dtype=np.int64)
-    starts = counts
-    fill = counts
-    members = np.empty(0, dtype=np.int64)
-    for rep in range(2):
-        if rep == 1:
-            starts = np.empty(nx * ny + 1, dtype=np.int64)
-            starts[0] = 0
-            for c in range(nx * ny):
-                starts[c + 1] = starts[c] + counts[c + 1]
-            fill = starts[:-1].copy()
-            members = np.empty(starts[-1], dtype=np.int64)
-        for i in range(m):
-            ax, ay, bx, by = segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3]
-            ymin, ymax = min(ay, by), max(ay, by)
-            r0, r1 = _cell_span(ymin - slack, ymax + slack, y0, h, ny)
-            for r in range(r0, r1 + 1):
-                if ay == by:
-                    xa, xb = ax, bx
-                else:  # x range of the wall inside the row (widened by the slack)
-                    lo = max(y0 + r * h - slack, ymin)
-                    hi = min(y0 + (r + 1) * h + slack, ymax)
-                    slope = (bx - ax) / (by - ay)
-                    xa = ax + (lo - ay) * slope
-                    xb = ax + (hi - ay) * slope
-                c0, c1 = _cell_span(min(xa, xb) - slack, max(xa, xb) + slack, x0, h, nx)
-                for c in range(c0, c1 + 1):
-                    cell = r * nx + c
-                    if rep == 0:
-                        counts[cell + 1] += 1
-                    else:
-                        members[fill[cell]] = i
-                        fill[cell] += 1
-    return starts, members
 
 
 @internal
@@ -581,8 +534,8 @@ def choose_walls(
         lo_x = x0
         if radius > 0.0:
             lo_y, hi_y, lo_x = py - reach, py + reach, px - reach
-        c0, c1 = _cell_span(lo_x, min(best, x0 + nx * h), x0, h, nx)
-        r0, r1 = _cell_span(lo_y, hi_y, y0, h, ny)
+        c0, c1 = cell_span(lo_x, min(best, x0 + nx * h), x0, h, nx)
+        r0, r1 = cell_span(lo_y, hi_y, y0, h, ny)
         for r in range(r0, r1 + 1):
             for c in range(c0, c1 + 1):
                 cell = r * nx + c
@@ -602,8 +555,8 @@ def choose_walls(
     for e in range(extras.shape[0]):
         ex0, ex1 = min(extras[e, 0], extras[e, 2]), max(extras[e, 0], extras[e, 2])
         ey0, ey1 = min(extras[e, 1], extras[e, 3]), max(extras[e, 1], extras[e, 3])
-        c0, c1 = _cell_span(ex0 - margin, ex1 + margin, x0, h, nx)
-        r0, r1 = _cell_span(ey0 - margin, ey1 + margin, y0, h, ny)
+        c0, c1 = cell_span(ex0 - margin, ex1 + margin, x0, h, nx)
+        r0, r1 = cell_span(ey0 - margin, ey1 + margin, y0, h, ny)
         for r in range(r0, r1 + 1):
             for c in range(c0, c1 + 1):
                 cell = r * nx + c

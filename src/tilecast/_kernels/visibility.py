@@ -90,21 +90,31 @@ def _push(buf_seg, buf_xy, n, seg, x, y):
 
 
 @internal
-def _bucket_segments(segs, side):
-    """CSR lists of the segments meeting each cell of a side x side grid (conservative)."""
+def cell_span(lo, hi, x0, h, n):
+    """Cells ``a .. b`` (inclusive, clamped to 0 .. n-1) a closed interval meets.
+
+    Cells of size ``h`` from ``x0``; with ``h`` not positive (a grid of no
+    extent) every point is in cell 0.
+    """
+    if not h > 0.0:
+        return 0, 0
+    a = max(int(math.floor((lo - x0) / h)), 0)  # noqa: RUF046 (numba)
+    b = min(int(math.floor((hi - x0) / h)), n - 1)  # noqa: RUF046 (numba)
+    return a, b
+
+
+@njit(cache=True)
+def bucket_walls(segs, x0, y0, hx, hy, nx, ny, slack_x, slack_y):
+    """CSR lists of the segments meeting each cell (row-major) of an nx x ny grid.
+
+    Cells of ``hx`` by ``hy`` from ``(x0, y0)``; each segment is widened by
+    the slack, far above rounding error, so two segments that share a point
+    are both listed in a cell containing it, whatever the rounding of cell
+    indices. Returns ``(starts, members)``: cell ``c`` lists
+    ``members[starts[c]:starts[c + 1]]``.
+    """
     m = segs.shape[0]
-    x0, x1 = column_range(segs, np.int64(0), np.int64(2))
-    y0, y1 = column_range(segs, np.int64(1), np.int64(3))
-    hx = (x1 - x0) / side
-    hy = (y1 - y0) / side
-    inv_x = 1.0 / hx if hx > 0.0 else 0.0
-    inv_y = 1.0 / hy if hy > 0.0 else 0.0
-    # Slack far above rounding error: two segments that share a point are both
-    # listed in a cell containing it, whatever the rounding of cell indices.
-    scale = max(abs(x0), abs(x1), abs(y0), abs(y1))
-    slack_x = 1e-6 * hx + 1e-12 * scale
-    slack_y = 1e-6 * hy + 1e-12 * scale
-    counts = np.zeros(side * side + 1, dtype=np.int64)
+    counts = np.zeros(nx * ny + 1, dtype=np.int64)
     starts = counts
     fill = counts
     members = np.empty(_NONE, dtype=np.int64)
@@ -116,28 +126,37 @@ def _bucket_segments(segs, side):
         for i in range(m):
             ax, ay, bx, by = segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3]
             ymin, ymax = min(ay, by), max(ay, by)
-            r0 = max(math.floor((ymin - slack_y - y0) * inv_y), 0)
-            r1 = min(math.floor((ymax + slack_y - y0) * inv_y), side - 1)
+            r0, r1 = cell_span(ymin - slack_y, ymax + slack_y, y0, hy, ny)
             for r in range(r0, r1 + 1):
                 if ay == by:
                     xa, xb = ax, bx
-                else:
-                    # x range of the segment inside the row (widened by the slack)
+                else:  # x range of the segment inside the row (widened by the slack)
                     lo = max(y0 + r * hy - slack_y, ymin)
                     hi = min(y0 + (r + 1) * hy + slack_y, ymax)
                     slope = (bx - ax) / (by - ay)
                     xa = ax + (lo - ay) * slope
                     xb = ax + (hi - ay) * slope
-                c0 = max(math.floor((min(xa, xb) - slack_x - x0) * inv_x), 0)
-                c1 = min(math.floor((max(xa, xb) + slack_x - x0) * inv_x), side - 1)
+                c0, c1 = cell_span(min(xa, xb) - slack_x, max(xa, xb) + slack_x, x0, hx, nx)
                 for c in range(c0, c1 + 1):
-                    cell = r * side + c
+                    cell = r * nx + c
                     if rep == 0:
                         counts[cell + 1] += 1
                     else:
                         members[fill[cell]] = i
                         fill[cell] += 1
     return starts, members
+
+
+@internal
+def _bucket_segments(segs, side):
+    """:func:`bucket_walls` on a side x side grid over the segments' bounding box."""
+    x0, x1 = column_range(segs, np.int64(0), np.int64(2))
+    y0, y1 = column_range(segs, np.int64(1), np.int64(3))
+    hx = (x1 - x0) / side
+    hy = (y1 - y0) / side
+    scale = max(abs(x0), abs(x1), abs(y0), abs(y1))
+    return bucket_walls(segs, x0, y0, hx, hy, side, side, 1e-6 * hx + 1e-12 * scale,
+                        1e-6 * hy + 1e-12 * scale)  # fmt: skip
 
 
 @internal
