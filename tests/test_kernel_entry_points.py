@@ -98,15 +98,15 @@ def test_caller_of_calls_through_the_address_and_propagates_errors():
 
     from tilecast._kernels.intrinsics import caller_of, compiled_address
 
-    signature = (types.float64[::1], types.int64)
+    signature = types.float64(types.float64[::1], types.int64)
 
-    @njit(signature)
+    @njit
     def scaled(values, k):
         if k < 0:
             raise ValueError("negative index")
         return values[k] * 2.0
 
-    call_scaled = caller_of(scaled, signature)
+    call_scaled = caller_of(scaled, signature)  # callers compile before the callee
 
     @njit
     def total(address, values):
@@ -119,9 +119,40 @@ def test_caller_of_calls_through_the_address_and_propagates_errors():
     def at(address, values, k):
         return call_scaled(address, values, k)
 
-    address = compiled_address(scaled, signature)
     values = np.array([1.0, 2.0, 3.5])
+    at.compile((types.int64, types.float64[::1], types.int64))
+    assert not scaled.overloads  # typed against the declared signature alone
+    address = compiled_address(scaled, signature)
     assert total(address, values) == 13.0
     assert at(address, values, np.int32(2)) == 7.0  # int32 converted as a direct call would
     with pytest.raises(ValueError, match="negative index"):
         at(address, values, -1)
+
+
+def test_compiled_address_refuses_a_wrong_declared_return_type():
+    """A caller compiled against a declared return type must get a callee that returns it."""
+    from numba import njit, types
+
+    from tilecast._kernels.intrinsics import compiled_address
+
+    @njit
+    def halve(x):
+        return x / 2.0
+
+    with pytest.raises(TypeError, match="returns float64, declared int64"):
+        compiled_address(halve, types.int64(types.float64))
+
+
+def test_declared_signatures_are_what_the_kernels_compile_to():
+    """The signatures callers are typed against match the compiled kernels' (return types too)."""
+    from tilecast._kernels import visibility, walk
+    from tilecast._kernels.intrinsics import compiled_address
+
+    for dispatcher, signature in (
+        (walk.walk, walk.WALK_SIGNATURE),
+        (visibility.split_segments, visibility.SPLIT_SIGNATURE),
+        (visibility.finish_walls, visibility.FINISH_SIGNATURE),
+        (visibility.sweep, visibility.SWEEP_SIGNATURE),
+    ):
+        assert compiled_address(dispatcher, signature) != 0
+        assert dispatcher.overloads[signature.args].signature == signature

@@ -64,10 +64,15 @@ _walk_at = 0  # the one walk's address, cast_range's last argument
 def _load_cast_range() -> Any:
     """Compile or load the one-walk batch kernel; return its entry point (no type dispatch)."""
     global _cast_range, _walk_at
-    from tilecast._kernels.walk import CAST_RANGE_SIGNATURE, cast_range, walk_address
+    from tilecast._kernels.walk import (
+        CAST_RANGE_SIGNATURE,
+        cast_range,
+        compile_walk_with,
+        walk_address,
+    )
 
+    compile_walk_with(cast_range, CAST_RANGE_SIGNATURE, 0.6)
     _walk_at = walk_address()
-    cast_range.compile(CAST_RANGE_SIGNATURE)
     overload = cast_range.overloads[CAST_RANGE_SIGNATURE]
     _cast_range = overload.entry_point  # type: ignore[attr-defined]  # numba: untyped
     return _cast_range

@@ -69,7 +69,8 @@ def _walk() -> Any:
     if _entry_point is None:
         from tilecast._kernels.walk import WALK_SIGNATURE, walk
 
-        overload = walk.overloads[WALK_SIGNATURE]
+        walk.compile(WALK_SIGNATURE.args)
+        overload = walk.overloads[WALK_SIGNATURE.args]
         _entry_point = overload.entry_point  # type: ignore[attr-defined]  # numba: untyped
     return _entry_point
 

@@ -200,6 +200,13 @@ def _prepare(
     global _preparation_addresses
     kernels = _kv()
     if _preparation_addresses is None:
+        from tilecast._kernels.jobs import argument_types
+
+        radius_value = radius or 0.0
+        kernels.compile_family(
+            argument_types(kernels.prepare_walls, (segs, extras, p[0], p[1], radius_value,
+                                                   split, 0, 0))
+        )  # fmt: skip
         _preparation_addresses = kernels.preparation_addresses()
     prepared: np.ndarray = kernels.prepare_walls(
         segs, extras, p[0], p[1], radius or 0.0, split, *_preparation_addresses

@@ -54,18 +54,27 @@ def bits_float(typingctx, bits):
     return sig, codegen
 
 
-def compiled_address(dispatcher: Any, signature: tuple[Any, ...]) -> int:
+def compiled_address(dispatcher: Any, signature: Any) -> int:
     """The address of ``dispatcher``'s machine code for ``signature`` (Numba's calling convention).
 
-    For :func:`caller_of`. The code lives as long as the dispatcher (a module
-    global), whether it was compiled in this process or loaded from the cache.
+    For :func:`caller_of`. ``signature`` is a full Numba signature
+    (``return_type(*argument_types)``); the kernel is compiled (or loaded from
+    the cache) if it is not yet, and its return type must be the declared
+    one, which :func:`caller_of` compiled its callers against. The code
+    lives as long as the dispatcher (a module global).
     """
-    overload = dispatcher.overloads[tuple(signature)]
+    dispatcher.compile(signature.args)
+    overload = dispatcher.overloads[signature.args]
+    if overload.signature.return_type != signature.return_type:
+        raise TypeError(
+            f"{dispatcher.py_func.__name__} returns {overload.signature.return_type}, "
+            f"declared {signature.return_type}"
+        )
     address: int = overload.library.get_pointer_to_function(overload.fndesc.llvm_func_name)
     return address
 
 
-def caller_of(dispatcher: Any, signature: tuple[Any, ...]) -> Any:
+def caller_of(dispatcher: Any, signature: Any) -> Any:
     """An intrinsic ``call(address, *args)`` that calls ``dispatcher``'s code at a run-time address.
 
     A kernel that calls another kernel directly links the callee's code into
@@ -75,12 +84,18 @@ def caller_of(dispatcher: Any, signature: tuple[Any, ...]) -> Any:
     compile. Called through its address (:func:`compiled_address`, passed in
     from Python as an int64), the callee is compiled once; the call costs an
     indirect call and no inlining, which a large function does not get anyway.
-    The arguments are converted to ``signature`` as a direct call would.
+
+    ``signature`` is the callee's full signature, return type included, so
+    a caller compiles without the callee being compiled first (the two can
+    compile side by side, :mod:`tilecast._kernels.jobs`);
+    :func:`compiled_address` checks the return type when it hands out the
+    address. The arguments are converted to ``signature`` as a direct call
+    would.
     """
+    target = signature
 
     @intrinsic
     def call(typingctx: Any, address: Any, *args: Any) -> Any:
-        target = dispatcher.overloads[tuple(signature)].signature
         if not isinstance(address, types.Integer) or len(args) != len(target.args):
             return None
         for given, wanted in zip(args, target.args, strict=True):

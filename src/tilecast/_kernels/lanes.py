@@ -55,6 +55,7 @@ from numba import njit
 from tilecast._kernels import internal
 from tilecast._kernels.beams import _SINCOS_RANGE, sincos_near
 from tilecast._kernels.intrinsics import bits_float, float_bits, prefetch
+from tilecast._kernels.jobs import argument_types
 from tilecast._kernels.maps import OFF_EMPTY
 from tilecast._kernels.walk import (
     _ESTIMATE_ERROR,
@@ -67,6 +68,7 @@ from tilecast._kernels.walk import (
     FOUND,
     UNSAFE,
     call_walk,
+    compile_walk_with,
     store_first_hit,
     walk_address,
 )
@@ -486,9 +488,17 @@ def cast_lanes_at(kind, lo, hi, accel, variants, pixels, outside_solid, ox, oy, 
         _advance(flat, row_step, lf, li)
 
 
-_WALK_AT = walk_address()
+_walk_at = 0  # the one walk's address, once compiled
 
 
 def cast_lanes(*args: Any) -> None:
-    """:func:`cast_lanes_at` with the one walk's address as the last argument."""
-    cast_lanes_at(*args, _WALK_AT)
+    """:func:`cast_lanes_at` with the one walk's address as the last argument.
+
+    The first call compiles (or loads) the walk and this kernel side by side
+    (:func:`~tilecast._kernels.walk.compile_walk_with`).
+    """
+    global _walk_at
+    if not _walk_at:
+        compile_walk_with(cast_lanes_at, argument_types(cast_lanes_at, (*args, 0)), 4.0)
+        _walk_at = walk_address()
+    cast_lanes_at(*args, _walk_at)

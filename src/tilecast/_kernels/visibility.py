@@ -16,13 +16,17 @@ from numba import njit, prange, types
 from tilecast._kernels import internal
 from tilecast._kernels.geometry import column_range, orient2d, prefix_sums
 from tilecast._kernels.intrinsics import caller_of, compiled_address
+from tilecast._kernels.jobs import compile_together
 
-# kernels other kernels call through their addresses (see caller_of): the
-# preparation's two steps, and the sweep (the scene's queries)
-SPLIT_SIGNATURE = (types.float64[:, ::1],)
-FINISH_SIGNATURE = (types.float64[:, ::1], types.float64, types.float64, types.float64)
-SWEEP_SIGNATURE = (
-    types.float64[:, ::1], types.float64, types.float64, types.float64, types.boolean,
+# Kernels other kernels call through their addresses (see caller_of): the
+# preparation's two steps, and the sweep (the scene's queries). Compiled on
+# first use (compiled_address), side by side where there are cores
+# (compile_family).
+_WALLS = types.float64[:, ::1]
+SPLIT_SIGNATURE = types.Tuple((_WALLS, types.int64[::1]))(_WALLS)
+FINISH_SIGNATURE = _WALLS(_WALLS, types.float64, types.float64, types.float64)
+SWEEP_SIGNATURE = types.Tuple((_WALLS, types.int64))(
+    _WALLS, types.float64, types.float64, types.float64, types.boolean,
     types.float64, types.float64, types.float64, types.float64,
 )  # fmt: skip
 
@@ -289,7 +293,7 @@ def _cut(segs, buf_seg, buf_xy, n):
     return out[:count].copy(), source[:count].copy()
 
 
-@internal(signature=SPLIT_SIGNATURE)
+@internal
 def split_segments(segs):
     """Split segments where they cross or touch, so that they meet only at ends.
 
@@ -373,7 +377,7 @@ def _sorted_rows(rows):
     return out[:count].copy()
 
 
-@internal(signature=FINISH_SIGNATURE)
+@internal
 def finish_walls(pieces, px, py, radius):
     """Clip the pieces to the disc (``radius > 0``), drop those in line with p, sort.
 
@@ -421,6 +425,7 @@ call_finish_walls = caller_of(finish_walls, FINISH_SIGNATURE)
 
 def preparation_addresses() -> tuple[int, int]:
     """The addresses of :func:`split_segments` and :func:`finish_walls` (:func:`prepare_walls`)."""
+    compile_family()
     split = compiled_address(split_segments, SPLIT_SIGNATURE)
     return split, compiled_address(finish_walls, FINISH_SIGNATURE)
 
@@ -664,7 +669,7 @@ def _emit_arc(out, n, px, py, radius, x1, y1, x2, y2, full):
     return n
 
 
-@njit([SWEEP_SIGNATURE], cache=True)
+@njit(cache=True)
 def sweep(segs, px, py, radius, cone, ux, uy, wx, wy):
     """The visibility polygon by an angular sweep; see visibility.visibility_polygon.
 
@@ -829,6 +834,25 @@ call_sweep = caller_of(sweep, SWEEP_SIGNATURE)
 
 def addresses() -> tuple[int, int]:
     """The addresses of :func:`finish_walls` and :func:`sweep`, for the scene's kernels."""
+    compile_family()
     return compiled_address(finish_walls, FINISH_SIGNATURE), compiled_address(
         sweep, SWEEP_SIGNATURE
     )
+
+
+def compile_family(prepare_types: tuple[types.Type, ...] | None = None) -> None:
+    """Compile (or load) the split, the finish and the sweep, with :func:`prepare_walls`
+    for ``prepare_types`` if given, side by side where there are cores (:mod:`.jobs`).
+
+    Seconds are a 2-core machine's first compile of each (alone: with the
+    exact predicates they call): the split and the sweep each take about
+    half of the family's.
+    """
+    units = [
+        (split_segments, SPLIT_SIGNATURE.args, 4.5),
+        (finish_walls, FINISH_SIGNATURE.args, 0.7),
+        (sweep, SWEEP_SIGNATURE.args, 5.0),
+    ]
+    if prepare_types is not None:
+        units.append((prepare_walls, prepare_types, 0.5))
+    compile_together(units)

@@ -26,6 +26,7 @@ crossing line with fixed float64 formulas, so every path agrees bit for bit.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numba import njit, types
@@ -33,6 +34,7 @@ from numba import njit, types
 from tilecast._kernels import internal
 from tilecast._kernels.exact import expansion_sign, two_prod, two_sum
 from tilecast._kernels.intrinsics import caller_of, compiled_address
+from tilecast._kernels.jobs import compile_together
 from tilecast._kernels.maps import MIXED_TILE, OFF_EMPTY, SOLID
 
 CORNER_NORMAL = 1.0 / math.sqrt(2.0)
@@ -366,7 +368,9 @@ def _record(out_f, out_i, k, f0, x, y, normal_x, normal_y, ci, cj, flag, px, py)
 
 # One signature, compiled once: every caller passes exactly these types
 # (``rays.py`` calls the compiled entry point directly, skipping dispatch).
-WALK_SIGNATURE = (
+# Compiled on first use (``walk_address``, ``compile_walk_with``), not on import.
+WALK_RESULT = types.Tuple((*[types.int64] * 6, *[types.float64] * 6, *[types.int64] * 5))
+WALK_SIGNATURE = WALK_RESULT(
     types.int8[:, :, ::1], types.int32[:, ::1], types.int8[:, :, :, ::1], types.boolean,
     types.int64, types.float64, types.float64, types.float64, types.float64,
     types.int64, types.int64, types.int64, types.boolean,
@@ -376,7 +380,7 @@ WALK_SIGNATURE = (
 )  # fmt: skip
 
 
-@njit([WALK_SIGNATURE], cache=True)
+@njit(cache=True)
 def walk(info, variants, pixels, outside_solid, tile_jump_min, ox, oy, pw, ph, mode, gaps,
          corners, ignore_start, x0, y0, x1, y1, max_distance, resume, i, j, nx, ny, t_prev,
          out_f, out_i):  # fmt: skip
@@ -801,8 +805,17 @@ def walk_address() -> int:
     return compiled_address(walk, WALK_SIGNATURE)
 
 
+def compile_walk_with(dispatcher: Any, argument_types: tuple[Any, ...], seconds: float) -> None:
+    """Compile (or load) the walk and a kernel that calls it, side by side where there are cores.
+
+    ``seconds``: about how long the kernel's first compile takes (the walk's
+    is about 5 s on a 2-core machine), see :mod:`tilecast._kernels.jobs`.
+    """
+    compile_together([(walk, WALK_SIGNATURE.args, 5.0), (dispatcher, argument_types, seconds)])
+
+
 CAST_RANGE_SIGNATURE = (
-    types.int64, types.int64, *WALK_SIGNATURE[:9], types.int64, types.boolean,
+    types.int64, types.int64, *WALK_SIGNATURE.args[:9], types.int64, types.boolean,
     types.float64[:, ::1], types.float64[:, ::1], types.int64, types.float64[::1],
     types.float64[::1], types.float64[:, ::1], types.float64[:, ::1], types.int64[:, ::1],
     types.boolean[::1], types.int64[:, ::1], types.uint8[::1], types.int64,
