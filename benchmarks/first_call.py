@@ -10,6 +10,9 @@ families of the first-start targets (at most 20 s together, none above 6 s,
 
     python benchmarks/first_call.py             # cold and warm
     python benchmarks/first_call.py --warm-only # only the warm run (your own cache)
+    python benchmarks/first_call.py --serial --alone
+        # also: cold with no compile workers (TILECAST_COMPILE_JOBS=1), and each
+        # family first in a process of its own (the order a user may call them)
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import tempfile
 import time
 
 CHILD = r"""
-import json, sys, time
+import json, os, sys, time
 t0 = time.perf_counter()
 import tilecast
 import numpy as np
@@ -65,7 +68,10 @@ later = [
     ("(later) scan_likelihood", _scan_likelihood),
     ("(later) VisibilityScene", _visibility_scene),
 ]
+only = os.environ.get("FIRST_CALL_ONLY")
 for name, call in families + later:
+    if only is not None and name != only:
+        continue
     t0 = time.perf_counter()
     call()
     times[name] = time.perf_counter() - t0
@@ -73,8 +79,8 @@ print(json.dumps(times))
 """
 
 
-def run_child(cache_dir: str) -> dict[str, float]:
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+def run_child(cache_dir: str, **env_vars: str) -> dict[str, float]:
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, **env_vars)
     out = subprocess.run(
         [sys.executable, "-c", CHILD], env=env, check=True, capture_output=True, text=True
     ).stdout
@@ -84,31 +90,55 @@ def run_child(cache_dir: str) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--warm-only", action="store_true")
+    parser.add_argument(
+        "--alone",
+        action="store_true",
+        help="also time each family first in a process of its own, with an empty cache",
+    )
+    parser.add_argument(
+        "--serial",
+        action="store_true",
+        help="also a cold run with TILECAST_COMPILE_JOBS=1 (no compile workers)",
+    )
     args = parser.parse_args(argv)
+    columns: dict[str, dict[str, float]] = {}
+    totals: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as cache_dir:
         if args.warm_only:
             run_child(cache_dir)
-            cold = None
         else:
             t0 = time.perf_counter()
-            cold = run_child(cache_dir)
-            cold_total = time.perf_counter() - t0
+            columns["cold cache (compiles)"] = run_child(cache_dir)
+            totals["cold cache (compiles)"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        warm = run_child(cache_dir)
-        warm_total = time.perf_counter() - t0
-    print("| first call in a fresh process | cold cache (compiles) | warm cache (loads) |")
-    print("|---|---:|---:|")
-    for name, seconds in warm.items():
-        cold_text = f"{cold[name]:.2f} s" if cold else "-"
-        print(f"| {name} | {cold_text} | {seconds:.2f} s |")
+        columns["warm cache (loads)"] = run_child(cache_dir)
+        totals["warm cache (loads)"] = time.perf_counter() - t0
+    names = [k for k in columns["warm cache (loads)"] if k != "import tilecast"]
+    if args.serial:
+        with tempfile.TemporaryDirectory() as cache_dir:
+            t0 = time.perf_counter()
+            columns["cold, no workers"] = run_child(cache_dir, TILECAST_COMPILE_JOBS="1")
+            totals["cold, no workers"] = time.perf_counter() - t0
+    if args.alone:
+        alone: dict[str, float] = {}
+        for name in names:
+            with tempfile.TemporaryDirectory() as cache_dir:
+                alone[name] = run_child(cache_dir, FIRST_CALL_ONLY=name)[name]
+        columns["cold, this family first"] = alone
+    heads = list(columns)
+    print("| first call in a fresh process | " + " | ".join(heads) + " |")
+    print("|---|" + "---:|" * len(heads))
+    for name in ["import tilecast", *names]:
+        cells = [f"{columns[h][name]:.2f} s" if name in columns[h] else "-" for h in heads]
+        print(f"| {name} | " + " | ".join(cells) + " |")
 
     def first_eight(times: dict[str, float]) -> float:
         return sum(v for k, v in times.items() if not k.startswith("(later)"))
 
-    cold_text = f"{first_eight(cold):.1f} s" if cold else "-"
-    print(f"| import and the first eight families | {cold_text} | {first_eight(warm):.1f} s |")
-    cold_text = f"{cold_total:.1f} s" if cold else "-"
-    print(f"| whole process (start, import, every family) | {cold_text} | {warm_total:.1f} s |")
+    cells = [f"{first_eight(columns[h]):.1f} s" if h in totals else "-" for h in heads]
+    print("| import and the first eight families | " + " | ".join(cells) + " |")
+    cells = [f"{totals[h]:.1f} s" if h in totals else "-" for h in heads]
+    print("| whole process (start, import, every family) | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":
