@@ -127,10 +127,15 @@ def _start_worker(units: list[Unit]) -> subprocess.Popen[bytes] | None:
             stderr=subprocess.DEVNULL,
             creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),
         )
+    except (OSError, ValueError):
+        return None
+    try:
         assert worker.stdin is not None
         worker.stdin.write(payload)
         worker.stdin.close()
-    except (OSError, ValueError):
+    except OSError:  # it died at once: nothing to wait for
+        worker.kill()
+        worker.wait()
         return None
     return worker
 
