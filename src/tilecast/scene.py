@@ -140,18 +140,21 @@ class VisibilityScene:
                                                        self._ny, slack, slack)  # fmt: skip
         self._nb_start, self._nb = ks.build_touching(segs, self._starts, self._members)
         self._cut_start, self._cut = ks.build_cutters(segs, self._nb_start, self._nb)
+        self._end_start, self._far_ends = ks.build_ends(segs, self._nb_start, self._nb)
         self._dirs = ks.wedge_directions()
         rows, src = ks.lex_pieces(segs)
         self._lex = (rows, src)
+        # each wall's pieces: their positions among the sorted rows
+        self._piece_at = np.argsort(src, kind="stable")
+        self._piece_start = np.zeros(len(segs) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(src, minlength=len(segs)), out=self._piece_start[1:])
         self._fallback = not ks.in_range(rows)
-        self._seen = np.zeros(len(segs), dtype=np.int64)
-        self._cell_seen = np.zeros(self._nx * self._ny, dtype=np.int64)
-        self._position = np.empty(len(segs), dtype=np.int64)
+        # the workspace of single queries (polygon, visible), used under the lock
+        self._work, self._cover = ks.new_workspace(len(segs), self._nx * self._ny, len(rows))
         if not self._fallback and self._circles is None:
             self._plain = (
                 ks.polygon, (*self._grid_args(), np.empty((0, 4))),
-                (0.0, np.empty(0), rows, src, False, np.zeros(4),
-                 self._seen, self._cell_seen, self._position),
+                (0.0, np.empty(0), rows, src, False, np.zeros(4), self._work, self._cover),
                 _addresses(),
             )  # fmt: skip
 
@@ -182,7 +185,7 @@ class VisibilityScene:
         return (
             self._segs, self._x0, self._y0, self._h, self._nx, self._ny,
             self._starts, self._members, self._nb_start, self._nb, self._cut_start, self._cut,
-            self._dirs,
+            self._piece_start, self._piece_at, self._end_start, self._far_ends, self._dirs,
         )  # fmt: skip
 
     def _inside(self, p: tuple[float, float]) -> bool:
@@ -288,7 +291,7 @@ class VisibilityScene:
             self._stamp += 1
             poly, status = _ks().polygon(
                 *self._grid_args(), extras, p[0], p[1], *head, *tail,
-                self._seen, self._cell_seen, self._position, self._stamp, *_addresses(),
+                self._work, self._cover, self._stamp, *_addresses(),
             )  # fmt: skip
         if status == 1:
             raise ValueError(_INFINITE)
@@ -436,8 +439,8 @@ class VisibilityScene:
                 self._stamp += 1
                 chosen = ks.flood_walls(
                     self._segs, self._x0, self._y0, self._h, self._nx, self._ny,
-                    self._starts, self._members, self._nb_start, self._nb, self._dirs, p[0], p[1],
-                    self._seen, self._cell_seen, self._stamp,
+                    self._starts, self._members, self._end_start, self._far_ends, self._dirs,
+                    p[0], p[1], self._work, self._cover, self._stamp,
                 )  # fmt: skip
         else:
             chosen = np.arange(len(self._segs))

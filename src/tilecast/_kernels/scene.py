@@ -229,28 +229,78 @@ def _boundary_distance(dirs, k, across, ex, ey, parallel, far):
     return min(far, t * length * _FAR)
 
 
-@internal
-def _continued(segs, nb_start, nb, i, px, py, xx, xy, ox, oy):
-    """Does a wall touching wall i at its end x carry on past x's direction (seen from p)?
+@njit(cache=True)
+def build_ends(segs, nb_start, nb):
+    """Per wall end ``2 i + e``, the far ends of the touching walls with an end exactly there.
 
-    ``o`` is wall i's other end. Then the two walls hide the directions
-    either side of x together, with no gap at x.
+    CSR: ``(end_start (2 M + 1,), far (K, 2))``; see :func:`_continued`.
+    """
+    m = segs.shape[0]
+    end_start = np.zeros(2 * m + 1, dtype=np.int64)
+    far = np.empty((2 * nb.shape[0], 2))
+    count = 0
+    for i in range(m):
+        for e in range(2):
+            xx, xy = segs[i, 2 * e], segs[i, 2 * e + 1]
+            for q in range(nb_start[i], nb_start[i + 1]):
+                j = nb[q]
+                for end in range(2):
+                    if segs[j, 2 * end] == xx and segs[j, 2 * end + 1] == xy:
+                        far[count, 0], far[count, 1] = segs[j, 2 - 2 * end], segs[j, 3 - 2 * end]
+                        count += 1
+            end_start[2 * i + e + 1] = count
+    return end_start, far[:count].copy()
+
+
+@internal
+def _continued(end_start, far, end, px, py, xx, xy, ox, oy):
+    """Does a wall touching this wall at its end x carry on past x's direction (seen from p)?
+
+    ``end`` is x's number (:func:`build_ends`), ``o`` the wall's other end.
+    Then the two walls hide the directions either side of x together, with
+    no gap at x.
     """
     side = orient2d(px, py, xx, xy, ox, oy)
-    for q in range(nb_start[i], nb_start[i + 1]):
-        j = nb[q]
-        for end in range(2):
-            if segs[j, 2 * end] == xx and segs[j, 2 * end + 1] == xy:
-                fx, fy = segs[j, 2 - 2 * end], segs[j, 3 - 2 * end]
-                if orient2d(px, py, xx, xy, fx, fy) == -side:
-                    return True
+    for q in range(end_start[end], end_start[end + 1]):
+        if orient2d(px, py, xx, xy, far[q, 0], far[q, 1]) == -side:
+            return True
     return False
 
 
 @internal
-def _occlude(cover, dirs, segs, nb_start, nb, i, px, py, ax, ay, bx, by):
-    """Record that the wall a-b (wall i, or an extra: i < 0) hides what lies beyond it.
+def _length(dx, dy):
+    """``hypot(dx, dy)``, by a square root where its squares neither overflow nor underflow."""
+    d = math.sqrt(dx * dx + dy * dy)
+    if 2.0**-500 < d < 2.0**500:
+        return d
+    return math.hypot(dx, dy)
 
+
+@internal
+def _facing(px, py, ax, ay, bx, by):
+    """The wall a-b seen from p: ``(ax, ay, bx, by, swapped, la, lb, clear)``.
+
+    The ends counter-clockwise around p (``swapped``: b was the first), their
+    distances from p, and whether the wall is far enough from in line with p
+    for float angles (float cross product above ``1e-9 la lb``, far above its
+    rounding, so its sign is the exact orientation's); a wall that is not
+    ``clear`` hides nothing here.
+    """
+    la = _length(ax - px, ay - py)
+    lb = _length(bx - px, by - py)
+    cross = (ax - px) * (by - py) - (ay - py) * (bx - px)
+    clear = abs(cross) > 1e-9 * la * lb  # False for NaN and overflow
+    if cross < 0.0:
+        return bx, by, ax, ay, True, lb, la, clear
+    return ax, ay, bx, by, False, la, lb, clear
+
+
+@internal
+def _occlude(cover, dirs, end_start, far_ends, end_a, end_b, px, py, ax, ay, bx, by, la, lb):
+    """Record that the wall a-b hides what lies beyond it.
+
+    The wall as :func:`_facing` gives it, ``clear``; ``end_a``, ``end_b``:
+    its ends' numbers (:func:`build_ends`), or -1 (an extra wall).
     ``cover[0]`` holds, per wedge, a distance beyond which a wall spanning
     the whole wedge hides everything; ``cover[1]``/``cover[2]`` the extent
     (within the wedge) and distance of the best wall covering the wedge from
@@ -258,20 +308,11 @@ def _occlude(cover, dirs, segs, nb_start, nb, i, px, py, ax, ay, bx, by):
     its end: two of those that meet make the wedge covered. An end is
     widened by a margin, unless another wall carries on from it.
     """
-    o = orient2d(px, py, ax, ay, bx, by)
-    if o == 0 or o == 2:
-        return  # in line with the observer: it hides nothing
-    if o < 0:
-        ax, ay, bx, by = bx, by, ax, ay
-    la = math.hypot(ax - px, ay - py)
-    lb = math.hypot(bx - px, by - py)
-    if (ax - px) * (by - py) - (ay - py) * (bx - px) <= 1e-9 * la * lb:
-        return  # too close to in line for float angles
     lo = _pseudo(ax - px, ay - py)
     hi = _pseudo(bx - px, by - py)
-    if i < 0 or not _continued(segs, nb_start, nb, i, px, py, ax, ay, bx, by):
+    if end_a < 0 or not _continued(end_start, far_ends, end_a, px, py, ax, ay, bx, by):
         lo += _EPS
-    if i < 0 or not _continued(segs, nb_start, nb, i, px, py, bx, by, ax, ay):
+    if end_b < 0 or not _continued(end_start, far_ends, end_b, px, py, bx, by, ax, ay):
         hi -= _EPS
     if hi < lo - 2.0:
         hi += 4.0
@@ -280,7 +321,7 @@ def _occlude(cover, dirs, segs, nb_start, nb, i, px, py, ax, ay, bx, by):
     far = max(la, lb) * _FAR
     ex, ey = bx - ax, by - ay
     across = (ax - px) * ey - (ay - py) * ex
-    parallel = 1e-6 * math.hypot(ex, ey)
+    parallel = 1e-6 * _length(ex, ey)
     k0 = int(math.ceil(lo / _WIDTH))  # noqa: RUF046 (numba); 0 <= lo < 4 + _EPS
     k1 = int(math.floor(hi / _WIDTH)) - 1  # noqa: RUF046 (numba); hi < lo + 2
     d0 = _boundary_distance(dirs, k0, across, ex, ey, parallel, far)
@@ -313,43 +354,53 @@ def _meet(cover, b):
 
 
 @internal
-def new_cover():
-    """An empty occlusion buffer (see ``_occlude``)."""
-    cover = np.empty((5, BINS))
+def clear_cover(cover):
+    """Empty the occlusion buffer (see ``_occlude``): nothing hidden yet."""
     for b in range(BINS):
         cover[0, b] = np.inf
         cover[1, b] = -1.0
         cover[2, b] = np.inf
         cover[3, b] = 2.0 * _WIDTH
         cover[4, b] = np.inf
-    return cover
 
 
 @internal
-def _hidden(cover, px, py, cx0, cy0, cx1, cy1, margin):
-    """Is every point of the cell hidden behind walls recorded in ``cover``?"""
-    if cx0 - margin <= px <= cx1 + margin and cy0 - margin <= py <= cy1 + margin:
-        return False
-    gx = max(cx0 - px, 0.0, px - cx1)
-    gy = max(cy0 - py, 0.0, py - cy1)
-    near = math.hypot(gx, gy) * (1.0 - 1e-9) - margin
-    centre = _pseudo(0.5 * (cx0 + cx1) - px, 0.5 * (cy0 + cy1) - py)
-    lo = 4.0
-    hi = -4.0
-    for corner in range(4):
-        x = cx0 if corner % 2 == 0 else cx1
-        y = cy0 if corner < 2 else cy1
-        d = _pseudo(x - px, y - py) - centre
-        if d > 2.0:
-            d -= 4.0
-        elif d < -2.0:
-            d += 4.0
-        lo = min(lo, d)
-        hi = max(hi, d)
+def _box_span(px, py, cx0, cy0, cx1, cy1):
+    """Pseudo-angles of the box's first and last corner counter-clockwise, p outside it.
+
+    The two corners are picked by where p lies (exact comparisons); the
+    second may exceed 4 (the span crosses direction 0).
+    """
+    if py < cy0:
+        if px < cx0:
+            lo, hi = _pseudo(cx1 - px, cy0 - py), _pseudo(cx0 - px, cy1 - py)
+        elif px <= cx1:
+            lo, hi = _pseudo(cx1 - px, cy0 - py), _pseudo(cx0 - px, cy0 - py)
+        else:
+            lo, hi = _pseudo(cx1 - px, cy1 - py), _pseudo(cx0 - px, cy0 - py)
+    elif py <= cy1:
+        if px < cx0:
+            lo, hi = _pseudo(cx0 - px, cy0 - py), _pseudo(cx0 - px, cy1 - py)
+        else:
+            lo, hi = _pseudo(cx1 - px, cy1 - py), _pseudo(cx1 - px, cy0 - py)
+    elif px < cx0:
+        lo, hi = _pseudo(cx0 - px, cy0 - py), _pseudo(cx1 - px, cy1 - py)
+    elif px <= cx1:
+        lo, hi = _pseudo(cx0 - px, cy1 - py), _pseudo(cx1 - px, cy1 - py)
+    else:
+        lo, hi = _pseudo(cx0 - px, cy1 - py), _pseudo(cx1 - px, cy0 - py)
+    if hi < lo:
+        hi += 4.0
+    return lo, hi
+
+
+@internal
+def _covered(cover, lo, hi, near):
+    """Is every direction from pseudo-angle lo to hi (> lo) hidden nearer than ``near``?"""
     if hi - lo >= 1.9:
         return False
-    lo += centre - _EPS
-    hi += centre + _EPS
+    lo -= _EPS
+    hi += _EPS
     if lo < 0.0:
         lo += 4.0
         hi += 4.0
@@ -357,6 +408,26 @@ def _hidden(cover, px, py, cx0, cy0, cx1, cy1, margin):
         if not cover[0, k % BINS] < near:
             return False
     return True
+
+
+@internal
+def _nearness(px, py, cx0, cy0, cx1, cy1, margin):
+    """A distance from p below every point of the box (with margin); -1 if p is at the box."""
+    if cx0 - margin <= px <= cx1 + margin and cy0 - margin <= py <= cy1 + margin:
+        return -1.0
+    gx = max(cx0 - px, 0.0, px - cx1)
+    gy = max(cy0 - py, 0.0, py - cy1)
+    return _length(gx, gy) * (1.0 - 1e-9) - margin
+
+
+@internal
+def _hidden(cover, px, py, cx0, cy0, cx1, cy1, margin):
+    """Is every point of the box hidden behind walls recorded in ``cover``?"""
+    near = _nearness(px, py, cx0, cy0, cx1, cy1, margin)
+    if near <= 0.0:
+        return False
+    lo, hi = _box_span(px, py, cx0, cy0, cx1, cy1)
+    return _covered(cover, lo, hi, near)
 
 
 # ------------------------------------------------------------------ queries
@@ -412,23 +483,43 @@ def _surely_kept_x(ax, ay, bx, by, px, py, radius):
 
 
 @internal
+def workspace_parts(work, m, cells):
+    """Views of a query's workspace (``3 m + 2 cells + pieces + 1`` int64, zeros at first).
+
+    ``seen`` (per wall) and ``cell_seen`` (per cell) hold the stamp of the
+    last query that met them, so they are never cleared; ``position``,
+    ``chosen``, ``queue`` and ``picked`` (lexicographic positions of the
+    chosen walls' pieces) are scratch.
+    """
+    seen = work[:m]
+    position = work[m : 2 * m]
+    chosen = work[2 * m : 3 * m]
+    cell_seen = work[3 * m : 3 * m + cells]
+    queue = work[3 * m + cells : 3 * m + 2 * cells]
+    picked = work[3 * m + 2 * cells :]
+    return seen, position, chosen, cell_seen, queue, picked
+
+
+@internal
 def _flood(
-    segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, dirs, extras,
-    px, py, radius, box, seen, cell_seen, stamp,
+    segs, x0, y0, h, nx, ny, starts, members, end_start, far_ends, dirs, extras,
+    px, py, radius, box, seen, cell_seen, queue, chosen, cover, stamp,
 ):  # fmt: skip
-    """Walls of the cells not hidden, flooding outward from the observer's (marked in ``seen``)."""
+    """Walls of the cells not hidden, flooding outward from the observer's.
+
+    They are marked in ``seen`` and listed in ``chosen``; returns how many.
+    """
     scale = max(abs(x0), abs(y0), abs(x0 + nx * h), abs(y0 + ny * h), abs(px), abs(py), radius)
     margin = 1e-9 * scale + 1e-300
-    chosen = np.empty(segs.shape[0], dtype=np.int64)
     count = 0
-    cover = new_cover()
+    clear_cover(cover)
     for e in range(extras.shape[0]):
-        _occlude(
-            cover, dirs, segs, nb_start, nb, np.int64(-1),  # typed: one compiled signature
-            px, py, extras[e, 0], extras[e, 1], extras[e, 2], extras[e, 3],
-        )  # fmt: skip
+        ax, ay, bx, by, _, la, lb, clear = _facing(
+            px, py, extras[e, 0], extras[e, 1], extras[e, 2], extras[e, 3]
+        )
+        if clear:
+            _occlude(cover, dirs, end_start, far_ends, -1, -1, px, py, ax, ay, bx, by, la, lb)
     # 1. flood the cells outward from the observer's
-    queue = np.empty(nx * ny, dtype=np.int64)
     start = int(math.floor((py - y0) / h)) * nx + int(math.floor((px - x0) / h))  # noqa: RUF046 (numba)
     queue[0] = start
     cell_seen[start] = stamp
@@ -458,14 +549,26 @@ def _flood(
             i = members[k]
             if seen[i] == stamp or seen[i] == -stamp:
                 continue
-            ax, ay, bx, by = segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3]
-            if _hidden(cover, px, py, min(ax, bx), min(ay, by), max(ax, bx), max(ay, by), margin):
-                seen[i] = -stamp  # hidden (for good: the buffer only grows), not chosen
+            x0i, y0i, x1i, y1i = segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3]
+            ax, ay, bx, by, swapped, la, lb, clear = _facing(px, py, x0i, y0i, x1i, y1i)
+            if clear:  # its directions: from a's to b's
+                near = _nearness(px, py, min(ax, bx), min(ay, by), max(ax, bx), max(ay, by), margin)
+                lo, hi = _pseudo(ax - px, ay - py), _pseudo(bx - px, by - py)
+                hidden = near > 0.0 and _covered(cover, lo, hi + 4.0 * (hi < lo), near)
             else:
-                seen[i] = stamp
-                chosen[count] = i
-                count += 1
-                _occlude(cover, dirs, segs, nb_start, nb, i, px, py, ax, ay, bx, by)
+                hidden = _hidden(
+                    cover, px, py, min(ax, bx), min(ay, by), max(ax, bx), max(ay, by), margin
+                )
+            if hidden:
+                seen[i] = -stamp  # hidden (for good: the buffer only grows), not chosen
+                continue
+            seen[i] = stamp
+            chosen[count] = i
+            count += 1
+            if clear:
+                end_a = 2 * i + swapped
+                _occlude(cover, dirs, end_start, far_ends, end_a, end_a ^ 1,
+                         px, py, ax, ay, bx, by, la, lb)  # fmt: skip
         for step in range(4):
             rr = r + (1 if step == 0 else -1 if step == 1 else 0)
             cc = c + (1 if step == 2 else -1 if step == 3 else 0)
@@ -473,13 +576,14 @@ def _flood(
                 cell_seen[rr * nx + cc] = stamp
                 queue[tail] = rr * nx + cc
                 tail += 1
-    return chosen[:count].copy()
+    return count
 
 
 @internal
 def choose_walls(
-    segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, cut_start, cut, dirs, extras,
-    px, py, radius, box, lex_rows, lex_src, seen, cell_seen, stamp,
+    segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, cut_start, cut, end_start, far_ends,
+    dirs, extras,
+    px, py, radius, box, lex_rows, lex_src, seen, cell_seen, queue, chosen, cover, stamp,
 ):  # fmt: skip
     """The original indices (ascending) of a superset of the walls the answer depends on.
 
@@ -491,30 +595,23 @@ def choose_walls(
     scale = max(abs(x0), abs(y0), abs(x0 + nx * h), abs(y0 + ny * h), abs(px), abs(py), radius)
     margin = 1e-9 * scale + 1e-300
     reach = radius * (1.0 + 1e-9) + margin
-    chosen = _flood(
-        segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, dirs, extras,
-        px, py, radius, box, seen, cell_seen, stamp,
+    count = visible = _flood(
+        segs, x0, y0, h, nx, ny, starts, members, end_start, far_ends, dirs, extras,
+        px, py, radius, box, seen, cell_seen, queue, chosen, cover, stamp,
     )  # fmt: skip
-    count = visible = chosen.shape[0]
-    flooded = chosen
-    chosen = np.empty(m, dtype=np.int64)
-    for k in range(count):
-        chosen[k] = flooded[k]
     # 2. the first piece in lexicographic order: the sweep starts from it
     if lex_rows.shape[0] > 0:
-        for k in range(lex_rows.shape[0]):
-            if orient2d(px, py, lex_rows[k, 0], lex_rows[k, 1], lex_rows[k, 2], lex_rows[k, 3]):
-                j = k
-                while j < lex_rows.shape[0] and (
-                    lex_rows[j, 0] == lex_rows[k, 0]
-                    and lex_rows[j, 1] == lex_rows[k, 1]
-                    and lex_rows[j, 2] == lex_rows[k, 2]
-                    and lex_rows[j, 3] == lex_rows[k, 3]
-                ):
-                    if lex_src[j] < m:
-                        count = _mark_touching(lex_src[j], nb_start, nb, stamp, seen, chosen, count)
-                    j += 1
-                break
+        k = first_piece(lex_rows, px, py)
+        j = k
+        while 0 <= j < lex_rows.shape[0] and (
+            lex_rows[j, 0] == lex_rows[k, 0]
+            and lex_rows[j, 1] == lex_rows[k, 1]
+            and lex_rows[j, 2] == lex_rows[k, 2]
+            and lex_rows[j, 3] == lex_rows[k, 3]
+        ):
+            if lex_src[j] < m:
+                count = _mark_touching(lex_src[j], nb_start, nb, stamp, seen, chosen, count)
+            j += 1
     else:
         # Pieces depend on the observer (radius, circles): take every wall
         # whose part in the disc reaches left to within a margin of a piece
@@ -571,6 +668,59 @@ def choose_walls(
                         count = _mark(i, stamp, seen, chosen, count)
     chosen = chosen[:count]
     return chosen[_sort_ints(chosen)]
+
+
+@internal
+def first_piece(lex_rows, px, py):
+    """The first of the sorted pieces not in line with p (the sweep starts from it); -1: none."""
+    for k in range(lex_rows.shape[0]):
+        if orient2d(px, py, lex_rows[k, 0], lex_rows[k, 1], lex_rows[k, 2], lex_rows[k, 3]):
+            return k
+    return -1
+
+
+@internal
+def chosen_pieces(chosen, count, lex_rows, piece_start, piece_at, px, py, picked):
+    """The sweep's walls from the prepared pieces: ``finish_walls`` of the chosen walls' split.
+
+    Without a radius or extras the pieces of a wall do not depend on the
+    observer, and the full split's pieces of a wall are its pieces in any
+    subset holding the walls that cut it; the walls whose pieces are not
+    taken are hidden at every point, so they leave the sweep's answer as
+    it is. ``lex_rows`` are the scene's pieces, sorted and in canonical
+    order; ``piece_at[piece_start[i]:piece_start[i + 1]]`` wall i's
+    positions among them. The result is those rows of the chosen walls and
+    the first piece, in order, without repeats and without those in line
+    with p: what ``finish_walls`` returns on the chosen walls' pieces.
+    """
+    n = 0
+    for k in range(count):
+        i = chosen[k]
+        for q in range(piece_start[i], piece_start[i + 1]):
+            picked[n] = piece_at[q]
+            n += 1
+    first = first_piece(lex_rows, px, py)
+    if first >= 0:
+        picked[n] = first
+        n += 1
+    order = _sort_ints(picked[:n])
+    rows = np.empty((n, 4))
+    out = 0
+    for k in range(n):
+        r = picked[order[k]]
+        x0, y0, x1, y1 = lex_rows[r, 0], lex_rows[r, 1], lex_rows[r, 2], lex_rows[r, 3]
+        if orient2d(px, py, x0, y0, x1, y1) == 0:
+            continue
+        if out > 0 and (
+            rows[out - 1, 0] == x0
+            and rows[out - 1, 1] == y0
+            and rows[out - 1, 2] == x1
+            and rows[out - 1, 3] == y1
+        ):
+            continue
+        rows[out, 0], rows[out, 1], rows[out, 2], rows[out, 3] = x0, y0, x1, y1
+        out += 1
+    return rows[:out].copy()
 
 
 @internal
@@ -656,24 +806,37 @@ def in_range(rows):
 
 @njit(cache=True)
 def polygon(
-    segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, cut_start, cut, dirs, extras,
-    px, py, radius, box, lex_rows, lex_src, cone, cone_trig, seen, cell_seen, position, stamp,
-    finish_at, sweep_at,
+    segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, cut_start, cut, piece_start, piece_at,
+    end_start, far_ends, dirs, extras, px, py, radius, box, lex_rows, lex_src, cone, cone_trig,
+    work, cover, stamp, finish_at, sweep_at,
 ):  # fmt: skip
     """One observer's visibility polygon: ``(polygon, status)``.
 
     Status 0: done; 1: it sees to infinity; 2: a prepared wall is out of the
     exact range (the caller asks ``visibility_polygon`` for its error).
-    ``finish_at``, ``sweep_at``: :func:`tilecast._kernels.visibility.addresses`
-    (called through them, the preparation's end and the sweep are not compiled
-    again inside the scene's kernels).
+    ``work`` and ``cover`` are the query's workspace (:func:`workspace_parts`,
+    :func:`clear_cover`), kept between queries; ``stamp`` must grow from
+    query to query on one workspace. ``finish_at``, ``sweep_at``:
+    :func:`tilecast._kernels.visibility.addresses` (called through them, the
+    preparation's end and the sweep are not compiled again inside the
+    scene's kernels).
     """
-    chosen = choose_walls(
-        segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, cut_start, cut, dirs, extras,
-        px, py, radius, box, lex_rows, lex_src, seen, cell_seen, stamp,
-    )  # fmt: skip
-    rows = prepare_chosen(segs, chosen, nb_start, nb, extras, px, py, radius, seen, stamp, position,
-                          finish_at)  # fmt: skip
+    seen, position, chosen, cell_seen, queue, picked = workspace_parts(work, segs.shape[0], nx * ny)
+    if extras.shape[0] == 0 and radius <= 0.0 and 0 < lex_rows.shape[0] == piece_at.shape[0]:
+        # the scene's own pieces (no bounds, circles or radius): taken as they are
+        count = _flood(
+            segs, x0, y0, h, nx, ny, starts, members, end_start, far_ends, dirs, extras,
+            px, py, radius, box, seen, cell_seen, queue, chosen, cover, stamp,
+        )  # fmt: skip
+        rows = chosen_pieces(chosen, count, lex_rows, piece_start, piece_at, px, py, picked)
+    else:
+        walls = choose_walls(
+            segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, cut_start, cut, end_start,
+            far_ends, dirs, extras,
+            px, py, radius, box, lex_rows, lex_src, seen, cell_seen, queue, chosen, cover, stamp,
+        )  # fmt: skip
+        rows = prepare_chosen(segs, walls, nb_start, nb, extras, px, py, radius, seen, stamp,
+                              position, finish_at)  # fmt: skip
     if not in_range(rows):
         return np.empty((0, 2)), 2
     ux = uy = wx = wy = 0.0
@@ -684,25 +847,31 @@ def polygon(
     return call_sweep(sweep_at, rows, px, py, radius, cone, ux, uy, wx, wy)
 
 
+@njit(cache=True)
+def new_workspace(m, cells, pieces):
+    """A query's workspace: ``(work, cover)`` (see :func:`polygon`)."""
+    work = np.zeros(3 * m + 2 * cells + pieces + 1, dtype=np.int64)
+    cover = np.empty((5, BINS))
+    return work, cover
+
+
 @njit(cache=True, nogil=True)
 def polygons(
-    segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, cut_start, cut, dirs, extras,
-    observers, radius, box, lex_rows, lex_src, cone, cone_trig, finish_at, sweep_at,
+    segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, cut_start, cut, piece_start, piece_at,
+    end_start, far_ends, dirs, extras, observers, radius, box, lex_rows, lex_src, cone, cone_trig,
+    finish_at, sweep_at,
 ):  # fmt: skip
     """Many observers' polygons: ``(vertices (V, 2), offsets (N + 1,), status (N,))``."""
     n = observers.shape[0]
-    m = segs.shape[0]
-    seen = np.zeros(m, dtype=np.int64)
-    cell_seen = np.zeros(nx * ny, dtype=np.int64)
-    position = np.empty(m, dtype=np.int64)
+    work, cover = new_workspace(segs.shape[0], nx * ny, piece_at.shape[0])
     offsets = np.zeros(n + 1, dtype=np.int64)
     status = np.zeros(n, dtype=np.int64)
     vertices = np.empty((1024, 2))
     for q in range(n):
         poly, status[q] = polygon(
-            segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, cut_start, cut, dirs, extras,
-            observers[q, 0], observers[q, 1], radius, box, lex_rows, lex_src, cone, cone_trig,
-            seen, cell_seen, position, q + 1, finish_at, sweep_at,
+            segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, cut_start, cut, piece_start,
+            piece_at, end_start, far_ends, dirs, extras, observers[q, 0], observers[q, 1], radius,
+            box, lex_rows, lex_src, cone, cone_trig, work, cover, q + 1, finish_at, sweep_at,
         )  # fmt: skip
         at = offsets[q]
         if at + poly.shape[0] > vertices.shape[0]:
@@ -745,13 +914,15 @@ def _blocked(walls, chosen, px, py, qx, qy, after):
 
 @njit(cache=True)
 def flood_walls(
-    segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, dirs, px, py, seen, cell_seen, stamp,
+    segs, x0, y0, h, nx, ny, starts, members, end_start, far_ends, dirs, px, py, work, cover, stamp,
 ):  # fmt: skip
     """The walls of the cells not hidden from p, with no radius, bounds or extras."""
-    return _flood(
-        segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, dirs, np.empty((0, 4)),
-        px, py, 0.0, np.empty(0), seen, cell_seen, stamp,
+    seen, _, chosen, cell_seen, queue, _ = workspace_parts(work, segs.shape[0], nx * ny)
+    count = _flood(
+        segs, x0, y0, h, nx, ny, starts, members, end_start, far_ends, dirs, np.empty((0, 4)),
+        px, py, 0.0, np.empty(0), seen, cell_seen, queue, chosen, cover, stamp,
     )  # fmt: skip
+    return chosen[:count].copy()
 
 
 @njit(cache=True)
