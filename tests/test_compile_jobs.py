@@ -126,10 +126,13 @@ def test_the_default_job_count_is_the_cores_up_to_four(monkeypatch):
 
 
 def test_work_is_shared_longest_first_and_a_worker_only_when_it_pays():
-    from tilecast._kernels.jobs import _share
+    from tilecast._kernels.jobs import share
 
     def unit(name: str, seconds: float) -> tuple:
         return (name, (), seconds)
+
+    def _share(units: list, jobs: int) -> list:
+        return share(units, jobs, key=lambda u: u[2])
 
     here, *workers = _share([unit("a", 0.5), unit("b", 5.0), unit("c", 4.5)], 2)
     assert [u[0] for u in here] == ["b", "a"]

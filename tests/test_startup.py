@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import ClassVar
 
 from tilecast import warmup
 from tilecast.cli import main
@@ -58,3 +59,66 @@ def test_cli_warmup_prints_the_families(capsys):
     assert main(["warmup", "--quiet", "--times"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert [line.split(" s  ", 1)[1] for line in out] == [name for name, _ in FAMILIES]
+
+
+class _FakeWorker:
+    """A worker process that was started but compiles nothing (exit code 1)."""
+
+    started: ClassVar[list[list[str]]] = []
+
+    def __init__(self, command, **options):
+        assert options["env"]["TILECAST_COMPILE_JOBS"] == "1"  # workers compile one at a time
+        self.command = command
+        _FakeWorker.started.append(command)
+
+    def wait(self, timeout=None):
+        return 1
+
+
+def _fake_subprocess():
+    from types import SimpleNamespace
+
+    return SimpleNamespace(
+        Popen=_FakeWorker, DEVNULL=subprocess.DEVNULL, TimeoutExpired=subprocess.TimeoutExpired
+    )
+
+
+def test_a_cold_warmup_shares_family_groups_with_workers(monkeypatch):
+    """Groups sharing no kernels go to workers; this process takes the longest, then
+    waits for the workers and loads (here, compiles: the fake workers did nothing)."""
+    from tilecast import startup
+    from tilecast._kernels import jobs
+
+    warmup(progress=False)  # every family loaded here first: only warmup's workers are faked
+    _FakeWorker.started = []
+    monkeypatch.setenv("TILECAST_COMPILE_JOBS", "2")
+    monkeypatch.setattr(jobs, "loaded", lambda dispatcher, types: False)  # a cold cache
+    monkeypatch.setattr(startup, "subprocess", _fake_subprocess())
+    seconds = warmup(progress=False)
+    assert sorted(seconds) == sorted(name for name, _ in FAMILIES)
+    assert len(_FakeWorker.started) == 1
+    names = _FakeWorker.started[0][4:]  # python -c <body> <root> <families...>
+    assert "visibility_polygon" not in names and "VisibilityScene" not in names
+    assert {"scan_many", "fov", "lines", "point_in_polygon"} <= set(names)
+    # every group whole: the walk's families together, the fov's together
+    assert {"raycast_many, scan on a Grid", "scan_likelihood"} <= set(names)
+    assert "fov_many and fov_counts" in names
+
+
+def test_a_warm_cache_or_one_job_starts_no_warmup_worker(monkeypatch):
+    from tilecast import startup
+
+    _FakeWorker.started = []
+    monkeypatch.setattr(startup, "subprocess", _fake_subprocess())
+    monkeypatch.setenv("TILECAST_COMPILE_JOBS", "2")
+    warmup(progress=False)  # this test process has every kernel already
+    monkeypatch.setenv("TILECAST_COMPILE_JOBS", "1")
+    warmup(progress=False)
+    assert _FakeWorker.started == []
+
+
+def test_every_family_is_in_one_warmup_group():
+    from tilecast.startup import _GROUPS
+
+    grouped = [name for names, _ in _GROUPS for name in names]
+    assert sorted(grouped) == sorted(name for name, _ in FAMILIES)

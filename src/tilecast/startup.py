@@ -14,15 +14,18 @@ once per kernel at INFO level (the ``tilecast`` command shows these lines).
 from __future__ import annotations
 
 import logging
+import os
+import subprocess
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     import tilecast
 
-__all__ = ["FAMILIES", "warmup"]
+__all__ = ["FAMILIES", "run_families", "warmup"]
 
 
 def _single_rays() -> None:
@@ -161,6 +164,80 @@ FAMILIES: tuple[tuple[str, Callable[[], None]], ...] = (
 )
 
 
+#: Families that share kernels, hence warm up in the same process, with
+#: about how many seconds their first compile takes on a 2-core machine.
+_GROUPS: tuple[tuple[tuple[str, ...], float], ...] = (
+    (("visibility_polygon", "VisibilityScene"), 20.0),
+    (
+        (
+            "single rays (raycast, raycast_all, line_of_sight, traverse)",
+            "raycast_many, scan on a Grid",
+            "raycast_many on a TileMap",
+            "scan_many",
+            "scan_likelihood",
+        ),
+        10.0,
+    ),
+    (("fov", "fov_many and fov_counts"), 2.0),
+    (("point_in_polygon",), 1.5),
+    (("lines",), 0.5),
+)
+
+_WORKER = (
+    "import sys; sys.path.insert(0, sys.argv[1]); "
+    "from tilecast.startup import run_families; run_families(sys.argv[2:])"
+)
+
+
+def run_families(names: list[str]) -> None:
+    """Run the named families' calls (a warm-up worker's body; see :func:`warmup`).
+
+    Examples
+    --------
+    >>> from tilecast.startup import run_families
+    >>> run_families(["lines"])
+    """
+    calls = dict(FAMILIES)
+    for name in names:
+        calls[name]()
+
+
+def _start_workers() -> list[tuple[subprocess.Popen[bytes], tuple[str, ...]]]:
+    """On a cold cache with cores to spare, warm some family groups in worker processes.
+
+    The groups are shared out longest first (:func:`tilecast._kernels.jobs.share`);
+    the largest stays here. Workers compile one kernel at a time
+    (``TILECAST_COMPILE_JOBS=1``): the cores are busy with the groups.
+    """
+    from tilecast._kernels.jobs import job_count, loaded, share
+    from tilecast._kernels.walk import WALK_SIGNATURE, walk
+
+    jobs = job_count()
+    if jobs < 2 or loaded(walk, WALK_SIGNATURE.args):  # a warm cache: just load
+        return []
+    import tilecast
+
+    root = str(Path(tilecast.__file__).resolve().parent.parent)
+    env = dict(os.environ, TILECAST_COMPILE_JOBS="1")
+    workers = []
+    _, *elsewhere = share(list(_GROUPS), jobs, key=lambda group: group[1])
+    for part in elsewhere:
+        names = [name for group in part for name in group[0]]
+        try:
+            worker = subprocess.Popen(
+                [sys.executable, "-c", _WORKER, root, *names],
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),
+            )
+        except OSError:
+            continue
+        workers.append((worker, tuple(names)))
+    return workers
+
+
 def warmup(*, progress: bool = True, stream: TextIO | None = None) -> dict[str, float]:
     """Compile (first run after install) or load (later runs) every kernel family.
 
@@ -174,14 +251,20 @@ def warmup(*, progress: bool = True, stream: TextIO | None = None) -> dict[str, 
     Returns
     -------
     dict
-        Seconds spent on each family, by name (:data:`FAMILIES`).
+        Seconds this process spent on each family, by name
+        (:data:`FAMILIES`).
 
     Notes
     -----
     The first run after installing tilecast compiles every kernel (about
-    half a minute on a 2-core machine, see the README); the machine code is
-    cached next to the package (or in ``NUMBA_CACHE_DIR``), so later runs,
-    in any process, only load it (about a second for everything).
+    half a minute of CPU time on a 2-core machine, see the README); the
+    machine code is cached next to the package (or in ``NUMBA_CACHE_DIR``),
+    so later runs, in any process, only load it (about a second for
+    everything). On a cold cache with more than one core
+    (``TILECAST_COMPILE_JOBS``, default the cores up to 4), groups of
+    families that share no kernels compile in worker processes at the same
+    time; this process then loads their code from the cache (their seconds
+    are the wait and the load).
 
     Examples
     --------
@@ -198,7 +281,11 @@ def warmup(*, progress: bool = True, stream: TextIO | None = None) -> dict[str, 
     if progress:  # the bar says what is compiling; no log line per kernel
         logger.setLevel(logging.WARNING)
     try:
-        _run_families(progress, out, width, seconds)
+        workers = _start_workers()
+        elsewhere = {name for _, names in workers for name in names}
+        order = [f for f in FAMILIES if f[0] not in elsewhere]
+        order += [f for f in FAMILIES if f[0] in elsewhere]
+        _run_families(order, workers, progress, out, width, seconds)
     finally:
         logger.setLevel(level)
     if progress:
@@ -209,13 +296,28 @@ def warmup(*, progress: bool = True, stream: TextIO | None = None) -> dict[str, 
     return seconds
 
 
-def _run_families(progress: bool, out: TextIO, width: int, seconds: dict[str, float]) -> None:
-    for index, (name, call) in enumerate(FAMILIES):
+def _run_families(
+    order: list[tuple[str, Callable[[], None]]],
+    workers: list[tuple[subprocess.Popen[bytes], tuple[str, ...]]],
+    progress: bool,
+    out: TextIO,
+    width: int,
+    seconds: dict[str, float],
+) -> None:
+    waiting = {name: worker for worker, names in workers for name in names}
+    for index, (name, call) in enumerate(order):
         if progress:
-            done = width * index // len(FAMILIES)
+            done = width * index // len(order)
             bar = "#" * done + "." * (width - done)
-            out.write(f"\r[{bar}] {index}/{len(FAMILIES)} {name[:40]:<40}")
+            out.write(f"\r[{bar}] {index}/{len(order)} {name[:40]:<40}")
             out.flush()
         start = time.perf_counter()
+        worker = waiting.get(name)
+        if worker is not None:  # compiled elsewhere: wait, then load (or compile if it failed)
+            try:
+                worker.wait(timeout=600)
+            except subprocess.TimeoutExpired:
+                worker.kill()
+                worker.wait()
         call()
         seconds[name] = time.perf_counter() - start

@@ -26,7 +26,7 @@ import pickle
 import subprocess
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,7 @@ _logger = logging.getLogger("tilecast")
 #: work out; only the proportions matter).
 Unit = tuple[Any, tuple[Any, ...], float]
 
-_START_SECONDS = 1.0  # a worker's start: Python, NumPy, Numba, the kernel module
+START_SECONDS = 1.0  # a worker's start: Python, NumPy, Numba, the kernel module
 _WORKER_TIMEOUT = 600.0
 _MAX_JOBS = 4
 _one_at_a_time = threading.RLock()  # two threads' first calls: one shares out the work
@@ -62,7 +62,7 @@ def argument_types(dispatcher: Any, args: Sequence[Any]) -> tuple[Any, ...]:
     return tuple(dispatcher.typeof_pyval(a) for a in args)
 
 
-def _loaded(dispatcher: Any, types: tuple[Any, ...]) -> bool:
+def loaded(dispatcher: Any, types: tuple[Any, ...]) -> bool:
     """Is the kernel compiled in this process, or now loaded from the cache? (False: unknown)."""
     if types in dispatcher.overloads:
         return True
@@ -86,18 +86,25 @@ def _cacheable(dispatcher: Any) -> bool:
     return cache is not None and type(cache).__name__ != "NullCache"
 
 
-def _share(units: list[Unit], jobs: int) -> list[list[Unit]]:
-    """Split the units into at most ``jobs`` groups, longest first; group 0 stays here.
+def share(items: list[Any], jobs: int, key: Callable[[Any], float]) -> list[list[Any]]:
+    """Split items of ``key(item)`` seconds into at most ``jobs`` groups, longest first.
 
-    Each worker's group starts with the cost of starting a worker; a worker
-    is used only when it shortens the estimated wall time.
+    Group 0 stays in this process; every other group is a worker's and
+    starts with the cost of starting one, so a worker is used only when it
+    shortens the estimated wall time. Empty worker groups are left out.
+
+    Examples
+    --------
+    >>> from tilecast._kernels.jobs import share
+    >>> share([("a", 0.5), ("b", 5.0), ("c", 4.5)], 2, key=lambda item: item[1])
+    [[('b', 5.0), ('a', 0.5)], [('c', 4.5)]]
     """
-    groups: list[list[Unit]] = [[] for _ in range(jobs)]
-    load = [0.0] + [_START_SECONDS] * (jobs - 1)
-    for unit in sorted(units, key=lambda u: -u[2]):
-        g = min(range(jobs), key=lambda k: load[k] + unit[2])
-        groups[g].append(unit)
-        load[g] += unit[2]
+    groups: list[list[Any]] = [[] for _ in range(jobs)]
+    load = [0.0] + [START_SECONDS] * (jobs - 1)
+    for item in sorted(items, key=lambda i: -key(i)):
+        g = min(range(jobs), key=lambda k: load[k] + key(item))
+        groups[g].append(item)
+        load[g] += key(item)
     return [groups[0]] + [g for g in groups[1:] if g]
 
 
@@ -162,7 +169,7 @@ def compile_together(units: Sequence[Unit]) -> None:
     True
     """
     with _one_at_a_time:
-        _compile_pending([u for u in units if not _loaded(u[0], tuple(u[1]))])
+        _compile_pending([u for u in units if not loaded(u[0], tuple(u[1]))])
 
 
 def _compile_pending(pending: list[Unit]) -> None:
@@ -171,7 +178,7 @@ def _compile_pending(pending: list[Unit]) -> None:
         for unit in pending:
             unit[0].compile(tuple(unit[1]))
         return
-    here, *elsewhere = _share(pending, jobs)
+    here, *elsewhere = share(pending, jobs, key=lambda unit: unit[2])
     workers = []
     for group in elsewhere:
         worker = _start_worker(group)
