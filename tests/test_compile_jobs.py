@@ -140,3 +140,25 @@ def test_work_is_shared_longest_first_and_a_worker_only_when_it_pays():
     # two short kernels: starting a worker would cost more than it saves
     here, *workers = _share([unit("a", 0.3), unit("b", 0.4)], 4)
     assert [u[0] for u in here] == ["b", "a"] and workers == []
+
+
+@pytest.mark.parametrize(
+    ("executable", "frozen", "expected"),
+    [
+        ("/usr/bin/python3.11", False, True),
+        (r"C:\Python311\python.exe", False, True),
+        ("/opt/pypy3/bin/pypy3", False, True),
+        ("/usr/bin/uwsgi", False, False),  # embedded: a worker would start a server
+        ("/Applications/Blender.app/Contents/MacOS/Blender", False, False),
+        ("", False, False),
+        ("/usr/bin/python3", True, False),  # a frozen application
+    ],
+)
+def test_workers_only_from_a_python_interpreter(monkeypatch, executable, frozen, expected):
+    from tilecast._kernels import jobs
+
+    monkeypatch.setattr(jobs.sys, "executable", executable)
+    monkeypatch.setattr(jobs.sys, "frozen", frozen, raising=False)
+    monkeypatch.setenv("TILECAST_COMPILE_JOBS", "4")
+    assert jobs.python_executable() is expected
+    assert jobs.job_count() == (4 if expected else 1)

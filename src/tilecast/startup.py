@@ -202,14 +202,14 @@ def run_families(names: list[str]) -> None:
         calls[name]()
 
 
-def _start_workers() -> list[tuple[subprocess.Popen[bytes], tuple[str, ...]]]:
+def _start_workers() -> list[tuple[subprocess.Popen[bytes], tuple[str, ...], float]]:
     """On a cold cache with cores to spare, warm some family groups in worker processes.
 
     The groups are shared out longest first (:func:`tilecast._kernels.jobs.share`);
     the largest stays here. Workers compile one kernel at a time
     (``TILECAST_COMPILE_JOBS=1``): the cores are busy with the groups.
     """
-    from tilecast._kernels.jobs import job_count, loaded, share
+    from tilecast._kernels.jobs import job_count, loaded, patience, share
     from tilecast._kernels.walk import WALK_SIGNATURE, walk
 
     jobs = job_count()
@@ -234,7 +234,7 @@ def _start_workers() -> list[tuple[subprocess.Popen[bytes], tuple[str, ...]]]:
             )
         except OSError:
             continue
-        workers.append((worker, tuple(names)))
+        workers.append((worker, tuple(names), patience(sum(group[1] for group in part))))
     return workers
 
 
@@ -282,7 +282,7 @@ def warmup(*, progress: bool = True, stream: TextIO | None = None) -> dict[str, 
         logger.setLevel(logging.WARNING)
     try:
         workers = _start_workers()
-        elsewhere = {name for _, names in workers for name in names}
+        elsewhere = {name for _, names, _ in workers for name in names}
         order = [f for f in FAMILIES if f[0] not in elsewhere]
         order += [f for f in FAMILIES if f[0] in elsewhere]
         _run_families(order, workers, progress, out, width, seconds)
@@ -298,13 +298,13 @@ def warmup(*, progress: bool = True, stream: TextIO | None = None) -> dict[str, 
 
 def _run_families(
     order: list[tuple[str, Callable[[], None]]],
-    workers: list[tuple[subprocess.Popen[bytes], tuple[str, ...]]],
+    workers: list[tuple[subprocess.Popen[bytes], tuple[str, ...], float]],
     progress: bool,
     out: TextIO,
     width: int,
     seconds: dict[str, float],
 ) -> None:
-    waiting = {name: worker for worker, names in workers for name in names}
+    waiting = {name: (worker, wait) for worker, names, wait in workers for name in names}
     for index, (name, call) in enumerate(order):
         if progress:
             done = width * index // len(order)
@@ -312,10 +312,10 @@ def _run_families(
             out.write(f"\r[{bar}] {index}/{len(order)} {name[:40]:<40}")
             out.flush()
         start = time.perf_counter()
-        worker = waiting.get(name)
-        if worker is not None:  # compiled elsewhere: wait, then load (or compile if it failed)
+        if name in waiting:  # compiled elsewhere: wait, then load (or compile if it failed)
+            worker, wait = waiting[name]
             try:
-                worker.wait(timeout=600)
+                worker.wait(timeout=wait)
             except subprocess.TimeoutExpired:
                 worker.kill()
                 worker.wait()

@@ -14,8 +14,10 @@ writable) is compiled here, as it would have been without them.
 
 ``TILECAST_COMPILE_JOBS`` sets how many processes may compile at once (this
 one included; default: the number of cores, at most 4); ``1`` turns the
-workers off. Workers are not used from a frozen application, nor when the
-kernels cannot be cached.
+workers off. Workers are not used from a frozen application or an embedded
+interpreter (:func:`python_executable`), nor when the kernels cannot be
+cached; a worker that takes far longer than expected (:func:`patience`) is
+stopped, and this process compiles its share.
 """
 
 from __future__ import annotations
@@ -38,13 +40,30 @@ _logger = logging.getLogger("tilecast")
 Unit = tuple[Any, tuple[Any, ...], float]
 
 START_SECONDS = 1.0  # a worker's start: Python, NumPy, Numba, the kernel module
-_WORKER_TIMEOUT = 600.0
 _MAX_JOBS = 4
 _one_at_a_time = threading.RLock()  # two threads' first calls: one shares out the work
 
 
+def python_executable() -> bool:
+    """Is ``sys.executable`` a Python interpreter that can start a worker?
+
+    Not in a frozen application, nor where the interpreter is embedded in
+    another program (``sys.executable`` is then that program: a server, an
+    editor), which a worker must never start.
+    """
+    if getattr(sys, "frozen", False) or not sys.executable:
+        return False
+    name = sys.executable.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    return name.startswith(("python", "pypy"))
+
+
 def job_count() -> int:
-    """How many processes may compile at once (``TILECAST_COMPILE_JOBS``, else the cores)."""
+    """How many processes may compile at once (``TILECAST_COMPILE_JOBS``, else the cores).
+
+    Always 1 where no worker can be started (:func:`python_executable`).
+    """
+    if not python_executable():
+        return 1
     given = os.environ.get("TILECAST_COMPILE_JOBS", "").strip()
     if given:
         try:
@@ -52,9 +71,12 @@ def job_count() -> int:
         except ValueError:
             _logger.warning("TILECAST_COMPILE_JOBS=%r is not an integer; compiling here", given)
             return 1
-    if getattr(sys, "frozen", False) or not sys.executable:
-        return 1
     return max(1, min(os.cpu_count() or 1, _MAX_JOBS))
+
+
+def patience(seconds: float) -> float:
+    """How long to wait for a worker given about ``seconds`` of work, before compiling here."""
+    return 60.0 + 4.0 * seconds
 
 
 def argument_types(dispatcher: Any, args: Sequence[Any]) -> tuple[Any, ...]:
@@ -191,7 +213,7 @@ def _compile_pending(pending: list[Unit]) -> None:
         unit[0].compile(tuple(unit[1]))
     for worker, group in workers:
         try:
-            worker.wait(timeout=_WORKER_TIMEOUT)
+            worker.wait(timeout=patience(sum(unit[2] for unit in group)))
         except subprocess.TimeoutExpired:
             worker.kill()
             worker.wait()
