@@ -38,7 +38,7 @@ from tilecast.visibility import (
 __all__ = ["VisibilityScene"]
 
 #: Walls per grid cell the scene aims for.
-CELL_LOAD = 1.0
+CELL_LOAD = 3.0
 _MAX_SIDE = 2048
 _BOUNDS_CACHE = 16
 
@@ -138,16 +138,19 @@ class VisibilityScene:
         slack = 1e-6 * h + 1e-12 * scale
         self._starts, self._members = bucket_walls(segs, self._x0, self._y0, h, h, self._nx,
                                                        self._ny, slack, slack)  # fmt: skip
-        self._nb_start, self._nb = ks.build_touching(segs, self._starts, self._members)
-        self._cut_start, self._cut = ks.build_cutters(segs, self._nb_start, self._nb)
-        self._end_start, self._far_ends = ks.build_ends(segs, self._nb_start, self._nb)
-        self._dirs = ks.wedge_directions()
+        nb_start, nb = ks.build_touching(segs, self._starts, self._members)
+        cut_start, cut = ks.build_cutters(segs, nb_start, nb)
+        end_start, self._far_ends = ks.build_ends(segs, nb_start, nb)
         rows, src = ks.lex_pieces(segs)
         self._lex = (rows, src)
         # each wall's pieces: their positions among the sorted rows
-        self._piece_at = np.argsort(src, kind="stable")
-        self._piece_start = np.zeros(len(segs) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(src, minlength=len(segs)), out=self._piece_start[1:])
+        piece_at = np.argsort(src, kind="stable")
+        piece_start = np.zeros(len(segs) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(src, minlength=len(segs)), out=piece_start[1:])
+        self._index = ks.pack_index(
+            self._nx, self._ny, self._starts, self._members, nb_start, nb, cut_start, cut,
+            piece_start, piece_at, end_start,
+        )  # fmt: skip
         self._fallback = not ks.in_range(rows)
         # the workspace of single queries (polygon, visible), used under the lock
         self._work, self._cover = ks.new_workspace(len(segs), self._nx * self._ny, len(rows))
@@ -182,11 +185,7 @@ class VisibilityScene:
 
     # ---------------------------------------------------------------- queries
     def _grid_args(self) -> tuple[Any, ...]:
-        return (
-            self._segs, self._x0, self._y0, self._h, self._nx, self._ny,
-            self._starts, self._members, self._nb_start, self._nb, self._cut_start, self._cut,
-            self._piece_start, self._piece_at, self._end_start, self._far_ends, self._dirs,
-        )  # fmt: skip
+        return self._segs, self._far_ends, self._index, self._x0, self._y0, self._h
 
     def _inside(self, p: tuple[float, float]) -> bool:
         """Say whether p lies in the prepared grid (else visibility_polygon answers)."""
@@ -438,10 +437,8 @@ class VisibilityScene:
             with self._lock:
                 self._stamp += 1
                 chosen = ks.flood_walls(
-                    self._segs, self._x0, self._y0, self._h, self._nx, self._ny,
-                    self._starts, self._members, self._end_start, self._far_ends, self._dirs,
-                    p[0], p[1], self._work, self._cover, self._stamp,
-                )  # fmt: skip
+                    *self._grid_args(), p[0], p[1], self._work, self._cover, self._stamp
+                )
         else:
             chosen = np.arange(len(self._segs))
         result: np.ndarray = ks.visible(self._segs.reshape(-1, 4), chosen, p[0], p[1], pts)

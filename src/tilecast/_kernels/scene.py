@@ -24,6 +24,7 @@ import math
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from tilecast._kernels import internal
 from tilecast._kernels.geometry import SAFE_EXPONENT, orient2d
@@ -45,6 +46,7 @@ _EPS = 1e-9  # pseudo-angle margin, far above the rounding of one division
 _FAR = 1.0 + 1e-6  # relative margin on a distance a wall hides beyond
 _LOW = 2.0**-SAFE_EXPONENT
 _HIGH = 2.0**402  # 4 * 2**400: the largest coordinate a prepared wall may have
+_ONE = np.int64(1)
 
 
 # ------------------------------------------------------------------ building
@@ -187,28 +189,52 @@ def _pseudo(dx, dy):
     return 3.0 + dx / (dx - dy)
 
 
-@njit(cache=True)
-def wedge_directions():
+def _wedge_directions() -> np.ndarray:
     """Directions of the wedges' boundaries, pseudo-angle k * 4 / BINS, and their lengths.
 
     Two turns' worth (``2 * BINS`` rows): a wall's boundaries are indexed
-    from its start's wedge on, without wrapping.
+    from its start's wedge on, without wrapping. (Exact directions; the
+    lengths' rounding is far inside the margins they are used with.)
     """
-    dirs = np.empty((2 * BINS, 3))
-    for k in range(2 * BINS):
-        s = (k % BINS) * _WIDTH
-        quarter = int(s)
-        f = s - quarter
-        if quarter == 0:
-            dx, dy = 1.0 - f, f
-        elif quarter == 1:
-            dx, dy = -f, 1.0 - f
-        elif quarter == 2:
-            dx, dy = f - 1.0, -f
-        else:
-            dx, dy = f, f - 1.0
-        dirs[k, 0], dirs[k, 1], dirs[k, 2] = dx, dy, math.hypot(dx, dy)
-    return dirs
+    s = (np.arange(2 * BINS) % BINS) * _WIDTH
+    quarter = s.astype(np.int64)
+    f = s - quarter
+    dx = np.choose(quarter, [1.0 - f, -f, f - 1.0, f])
+    dy = np.choose(quarter, [f, 1.0 - f, -f, f - 1.0])
+    return np.ascontiguousarray(np.stack([dx, dy, np.hypot(dx, dy)], axis=1))
+
+
+_DIRS = _wedge_directions()  # a constant of the compiled kernels
+
+
+# The scene's integer lists in one array (fewer arguments per call): nx, ny,
+# the offsets of the parts, then the parts (see pack_index, unpack_index).
+_PARTS = 9
+
+
+def pack_index(nx: int, ny: int, *parts: np.ndarray) -> np.ndarray:
+    """``[nx, ny, offsets (10), *parts]``, int64: the lists :func:`unpack_index` returns."""
+    assert len(parts) == _PARTS
+    sizes = [len(part) for part in parts]
+    offsets = 2 + _PARTS + 1 + np.concatenate([[0], np.cumsum(sizes)])
+    return np.concatenate([[nx, ny], offsets, *parts]).astype(np.int64)
+
+
+@internal
+def unpack_index(index):
+    """nx, ny, starts, members, nb_start, nb, cut_start, cut, piece_start, piece_at, end_start.
+
+    Cells' walls (CSR over cells), walls touching each wall, walls cutting
+    each wall, each wall's positions among the sorted pieces, and each wall
+    end's touching far ends (:func:`build_ends`), as views of ``index``.
+    """
+    o = index[2 : 3 + _PARTS]
+    return (
+        index[0], index[1],
+        index[o[0] : o[1]], index[o[1] : o[2]], index[o[2] : o[3]],
+        index[o[3] : o[4]], index[o[4] : o[5]], index[o[5] : o[6]],
+        index[o[6] : o[7]], index[o[7] : o[8]], index[o[8] : o[9]],
+    )  # fmt: skip
 
 
 @internal
@@ -484,12 +510,12 @@ def _surely_kept_x(ax, ay, bx, by, px, py, radius):
 
 @internal
 def workspace_parts(work, m, cells):
-    """Views of a query's workspace (``3 m + 2 cells + pieces + 1`` int64, zeros at first).
+    """Views of a query's workspace (:func:`new_workspace`).
 
     ``seen`` (per wall) and ``cell_seen`` (per cell) hold the stamp of the
-    last query that met them, so they are never cleared; ``position``,
-    ``chosen``, ``queue`` and ``picked`` (lexicographic positions of the
-    chosen walls' pieces) are scratch.
+    last query that met them, so they are never cleared; ``picked`` (a bit
+    per sorted piece) is left zero by each query; ``position``, ``chosen``
+    and ``queue`` are scratch.
     """
     seen = work[:m]
     position = work[m : 2 * m]
@@ -692,34 +718,45 @@ def chosen_pieces(chosen, count, lex_rows, piece_start, piece_at, px, py, picked
     positions among them. The result is those rows of the chosen walls and
     the first piece, in order, without repeats and without those in line
     with p: what ``finish_walls`` returns on the chosen walls' pieces.
+    ``picked`` is a bit per row (zeros; left zero).
     """
     n = 0
+    lo = picked.shape[0]
+    hi = -1
     for k in range(count):
         i = chosen[k]
         for q in range(piece_start[i], piece_start[i + 1]):
-            picked[n] = piece_at[q]
+            r = piece_at[q]
+            picked[r >> 6] |= _ONE << (r & 63)
+            lo = min(lo, r >> 6)
+            hi = max(hi, r >> 6)
             n += 1
-    first = first_piece(lex_rows, px, py)
-    if first >= 0:
-        picked[n] = first
+    r = first_piece(lex_rows, px, py)
+    if r >= 0:
+        picked[r >> 6] |= _ONE << (r & 63)
+        lo = min(lo, r >> 6)
+        hi = max(hi, r >> 6)
         n += 1
-    order = _sort_ints(picked[:n])
     rows = np.empty((n, 4))
     out = 0
-    for k in range(n):
-        r = picked[order[k]]
-        x0, y0, x1, y1 = lex_rows[r, 0], lex_rows[r, 1], lex_rows[r, 2], lex_rows[r, 3]
-        if orient2d(px, py, x0, y0, x1, y1) == 0:
-            continue
-        if out > 0 and (
-            rows[out - 1, 0] == x0
-            and rows[out - 1, 1] == y0
-            and rows[out - 1, 2] == x1
-            and rows[out - 1, 3] == y1
-        ):
-            continue
-        rows[out, 0], rows[out, 1], rows[out, 2], rows[out, 3] = x0, y0, x1, y1
-        out += 1
+    for w in range(lo, hi + 1):  # the picked rows in order: the set bits, word by word
+        word = picked[w]
+        picked[w] = 0
+        while word != 0:
+            r = 64 * w + trailing_zeros(word)
+            word &= word - 1
+            x0, y0, x1, y1 = lex_rows[r, 0], lex_rows[r, 1], lex_rows[r, 2], lex_rows[r, 3]
+            if orient2d(px, py, x0, y0, x1, y1) == 0:
+                continue
+            if out > 0 and (
+                rows[out - 1, 0] == x0
+                and rows[out - 1, 1] == y0
+                and rows[out - 1, 2] == x1
+                and rows[out - 1, 3] == y1
+            ):
+                continue
+            rows[out, 0], rows[out, 1], rows[out, 2], rows[out, 3] = x0, y0, x1, y1
+            out += 1
     return rows[:out].copy()
 
 
@@ -806,21 +843,25 @@ def in_range(rows):
 
 @njit(cache=True)
 def polygon(
-    segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, cut_start, cut, piece_start, piece_at,
-    end_start, far_ends, dirs, extras, px, py, radius, box, lex_rows, lex_src, cone, cone_trig,
-    work, cover, stamp, finish_at, sweep_at,
+    segs, far_ends, index, x0, y0, h, extras, px, py, radius, box, lex_rows, lex_src, cone,
+    cone_trig, work, cover, stamp, finish_at, sweep_at,
 ):  # fmt: skip
     """One observer's visibility polygon: ``(polygon, status)``.
 
     Status 0: done; 1: it sees to infinity; 2: a prepared wall is out of the
     exact range (the caller asks ``visibility_polygon`` for its error).
-    ``work`` and ``cover`` are the query's workspace (:func:`workspace_parts`,
-    :func:`clear_cover`), kept between queries; ``stamp`` must grow from
-    query to query on one workspace. ``finish_at``, ``sweep_at``:
+    ``index``: the scene's lists (:func:`pack_index`); ``x0``, ``y0``,
+    ``h``: its grid's corner and cell side. ``work`` and ``cover`` are the
+    query's workspace (:func:`new_workspace`), kept between queries;
+    ``stamp`` must grow from query to query on one workspace. ``finish_at``, ``sweep_at``:
     :func:`tilecast._kernels.visibility.addresses` (called through them, the
     preparation's end and the sweep are not compiled again inside the
     scene's kernels).
     """
+    nx, ny, starts, members, nb_start, nb, cut_start, cut, piece_start, piece_at, end_start = (
+        unpack_index(index)
+    )
+    dirs = _DIRS
     seen, position, chosen, cell_seen, queue, picked = workspace_parts(work, segs.shape[0], nx * ny)
     if extras.shape[0] == 0 and radius <= 0.0 and 0 < lex_rows.shape[0] == piece_at.shape[0]:
         # the scene's own pieces (no bounds, circles or radius): taken as they are
@@ -849,28 +890,27 @@ def polygon(
 
 @njit(cache=True)
 def new_workspace(m, cells, pieces):
-    """A query's workspace: ``(work, cover)`` (see :func:`polygon`)."""
-    work = np.zeros(3 * m + 2 * cells + pieces + 1, dtype=np.int64)
+    """A query's workspace: ``(work, cover)`` (see :func:`polygon`, :func:`workspace_parts`)."""
+    work = np.zeros(3 * m + 2 * cells + pieces // 64 + 1, dtype=np.int64)
     cover = np.empty((5, BINS))
     return work, cover
 
 
 @njit(cache=True, nogil=True)
 def polygons(
-    segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, cut_start, cut, piece_start, piece_at,
-    end_start, far_ends, dirs, extras, observers, radius, box, lex_rows, lex_src, cone, cone_trig,
-    finish_at, sweep_at,
+    segs, far_ends, index, x0, y0, h, extras, observers, radius, box, lex_rows, lex_src, cone,
+    cone_trig, finish_at, sweep_at,
 ):  # fmt: skip
     """Many observers' polygons: ``(vertices (V, 2), offsets (N + 1,), status (N,))``."""
     n = observers.shape[0]
-    work, cover = new_workspace(segs.shape[0], nx * ny, piece_at.shape[0])
+    nx, ny = index[0], index[1]
+    work, cover = new_workspace(segs.shape[0], nx * ny, lex_rows.shape[0])
     offsets = np.zeros(n + 1, dtype=np.int64)
     status = np.zeros(n, dtype=np.int64)
     vertices = np.empty((1024, 2))
     for q in range(n):
         poly, status[q] = polygon(
-            segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, cut_start, cut, piece_start,
-            piece_at, end_start, far_ends, dirs, extras, observers[q, 0], observers[q, 1], radius,
+            segs, far_ends, index, x0, y0, h, extras, observers[q, 0], observers[q, 1], radius,
             box, lex_rows, lex_src, cone, cone_trig, work, cover, q + 1, finish_at, sweep_at,
         )  # fmt: skip
         at = offsets[q]
@@ -913,13 +953,12 @@ def _blocked(walls, chosen, px, py, qx, qy, after):
 
 
 @njit(cache=True)
-def flood_walls(
-    segs, x0, y0, h, nx, ny, starts, members, end_start, far_ends, dirs, px, py, work, cover, stamp,
-):  # fmt: skip
+def flood_walls(segs, far_ends, index, x0, y0, h, px, py, work, cover, stamp):
     """The walls of the cells not hidden from p, with no radius, bounds or extras."""
+    nx, ny, starts, members, _, _, _, _, _, _, end_start = unpack_index(index)
     seen, _, chosen, cell_seen, queue, _ = workspace_parts(work, segs.shape[0], nx * ny)
     count = _flood(
-        segs, x0, y0, h, nx, ny, starts, members, end_start, far_ends, dirs, np.empty((0, 4)),
+        segs, x0, y0, h, nx, ny, starts, members, end_start, far_ends, _DIRS, np.empty((0, 4)),
         px, py, 0.0, np.empty(0), seen, cell_seen, queue, chosen, cover, stamp,
     )  # fmt: skip
     return chosen[:count].copy()
