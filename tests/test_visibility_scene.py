@@ -248,6 +248,77 @@ def test_polygons_with_circles_and_errors_in_order():
         tc.VisibilityScene(walls).polygons([(5, 5), (20, 20)])  # the second is outside
 
 
+def test_workspace_across_queries_and_scenes():
+    # Each scene keeps one workspace (stamps, queue, occlusion buffer, a bit
+    # per sorted piece) for all its single queries: answers stay the same
+    # over long runs of queries of every kind, alternating between scenes of
+    # different sizes, and each query leaves the piece bits clear.
+    grids = [
+        tc.Grid(_maps.open_field(size=96), outside="solid"),
+        tc.Grid(_maps.rooms_and_corridors(size=40, rooms=6), outside="solid"),
+        tc.Grid(_maps.caves(size=56), outside="solid"),
+    ]
+    scenes = [tc.VisibilityScene.from_grid(grid) for grid in grids]
+    rng = np.random.default_rng(11)
+    frees = [np.argwhere(~np.asarray(grid.solid))[:, ::-1] for grid in grids]
+    kinds = [{}, {}, {"cone": ((0.3, -1.0), 1.2)}, {"radius": 7.5}, {"bounds": (1, 1, 30, 30)}]
+    for k in range(400):
+        which = int(rng.integers(len(scenes)))
+        scene, free = scenes[which], frees[which]
+        p = free[rng.integers(len(free))] + rng.random(2)
+        kwargs = kinds[k % len(kinds)]
+        if "bounds" in kwargs and not (1 < p[0] < 30 and 1 < p[1] < 30):
+            kwargs = {}
+        assert_same(scene, scene.segments, tuple(p), **kwargs)
+        if k % 50 == 0:  # a query of visible() uses the same workspace
+            scene.visible(tuple(p), [tuple(p + 0.25)])
+    for scene in scenes:
+        m, cells = len(scene.segments), scene._nx * scene._ny
+        assert not scene._work[3 * m + 2 * cells :].any()  # the piece bits, left clear
+
+
+def test_queries_from_many_threads():
+    # polygon() from several threads shares the scene's workspace under its
+    # lock; polygons() gives each of its tasks a workspace of its own.
+    from concurrent.futures import ThreadPoolExecutor
+
+    grid = tc.Grid(_maps.open_field(size=80), outside="solid")
+    scene = tc.VisibilityScene.from_grid(grid)
+    rng = np.random.default_rng(12)
+    free = np.argwhere(~np.asarray(grid.solid))[:, ::-1]
+    observers = free[rng.integers(len(free), size=400)] + rng.random((400, 2))
+    want = [tc.visibility_polygon(scene.segments, p) for p in observers]
+
+    def singles(part):
+        return [scene.polygon(p) for p in observers[part::4]]
+
+    def batch(part):
+        return scene.polygons(observers[part::4])
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        runs = [pool.submit(singles, k) for k in range(4)] + [
+            pool.submit(batch, k) for k in range(4)
+        ]
+        results = [run.result() for run in runs]
+    for k, got in enumerate(results):
+        for poly, expected in zip(got, want[k % 4 :: 4], strict=True):
+            assert np.array_equal(poly, expected)
+
+
+@pytest.mark.parametrize("scale", [2.0**380, 2.0**-380])
+def test_huge_and_tiny_scenes(scale):
+    # Distances are taken by square roots where that is as exact as hypot:
+    # near the ends of the allowed magnitudes the answers stay the same.
+    grid = tc.Grid(_maps.rooms_and_corridors(size=24, rooms=3), outside="solid")
+    walls = tc.wall_segments(grid) * scale
+    scene = tc.VisibilityScene(walls)
+    rng = np.random.default_rng(13)
+    free = np.argwhere(~np.asarray(grid.solid))[:, ::-1]
+    for p in (free[rng.integers(len(free), size=40)] + rng.random((40, 2))) * scale:
+        assert_same(scene, walls, tuple(p))
+        assert_same(scene, walls, tuple(p), cone=((1.0, 1.0), 0.9))
+
+
 # ----------------------------------------------------------------- visible
 def _orient(a, b, c):
     det = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])

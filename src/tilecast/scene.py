@@ -120,6 +120,7 @@ class VisibilityScene:
         self._bounds_lex: dict[tuple[float, ...], tuple[np.ndarray, np.ndarray, bool]] = {}
         self._fallback = len(segs) == 0
         self._plain: tuple[Any, ...] | None = None  # a plain query's arguments, but p and stamp
+        self._walls = segs  # the kernels' order of the walls (below)
         if self._fallback:
             return
         from tilecast._kernels.visibility import bucket_walls
@@ -136,20 +137,33 @@ class VisibilityScene:
         self._nx = max(1, math.ceil(width / h))
         self._ny = max(1, math.ceil(height / h))
         slack = 1e-6 * h + 1e-12 * scale
-        self._starts, self._members = bucket_walls(segs, self._x0, self._y0, h, h, self._nx,
-                                                       self._ny, slack, slack)  # fmt: skip
-        nb_start, nb = ks.build_touching(segs, self._starts, self._members)
-        cut_start, cut = ks.build_cutters(segs, nb_start, nb)
-        end_start, self._far_ends = ks.build_ends(segs, nb_start, nb)
+        starts, members = bucket_walls(segs, self._x0, self._y0, h, h, self._nx, self._ny,
+                                       slack, slack)  # fmt: skip
+        # The kernels number the walls by the first cell that lists them, so
+        # that the walls of nearby cells lie together in memory; ``orig``
+        # gives each its number in the walls as given (the order the split's
+        # rounding and the sweep's input follow), ``self._rank`` the reverse.
+        m = len(segs)
+        first_slot = np.full(m, len(members))
+        np.minimum.at(first_slot, members, np.arange(len(members)))
+        orig = np.argsort(first_slot, kind="stable")
+        self._rank = np.empty(m, dtype=np.int64)
+        self._rank[orig] = np.arange(m)
+        self._walls = np.ascontiguousarray(segs[orig])
+        members = self._rank[members]
+        nb_start, nb = ks.build_touching(self._walls, starts, members)
+        cut_start, cut = ks.build_cutters(self._walls, nb_start, nb)
+        end_start, self._far_ends = ks.build_ends(self._walls, nb_start, nb)
         rows, src = ks.lex_pieces(segs)
+        src = self._rank[src]
         self._lex = (rows, src)
         # each wall's pieces: their positions among the sorted rows
         piece_at = np.argsort(src, kind="stable")
-        piece_start = np.zeros(len(segs) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(src, minlength=len(segs)), out=piece_start[1:])
+        piece_start = np.zeros(m + 1, dtype=np.int64)
+        np.cumsum(np.bincount(src, minlength=m), out=piece_start[1:])
         self._index = ks.pack_index(
-            self._nx, self._ny, self._starts, self._members, nb_start, nb, cut_start, cut,
-            piece_start, piece_at, end_start,
+            self._nx, self._ny, starts, members, nb_start, nb, cut_start, cut,
+            piece_start, piece_at, end_start, orig,
         )  # fmt: skip
         self._fallback = not ks.in_range(rows)
         # the workspace of single queries (polygon, visible), used under the lock
@@ -185,7 +199,7 @@ class VisibilityScene:
 
     # ---------------------------------------------------------------- queries
     def _grid_args(self) -> tuple[Any, ...]:
-        return self._segs, self._far_ends, self._index, self._x0, self._y0, self._h
+        return self._walls, self._far_ends, self._index, self._x0, self._y0, self._h
 
     def _inside(self, p: tuple[float, float]) -> bool:
         """Say whether p lies in the prepared grid (else visibility_polygon answers)."""
@@ -227,6 +241,8 @@ class VisibilityScene:
             edges = _extra_walls((0.0, 0.0), box, None)
             assert edges is not None
             rows, src = _ks().lex_pieces(np.concatenate([self._segs, edges]))
+            m = len(self._segs)
+            src = np.where(src < m, self._rank[np.minimum(src, m - 1)], src)  # the kernels' numbers
             found = (rows, src, bool(_ks().in_range(rows)))
             with self._lock:
                 if len(self._bounds_lex) >= _BOUNDS_CACHE:
@@ -441,7 +457,7 @@ class VisibilityScene:
                 )
         else:
             chosen = np.arange(len(self._segs))
-        result: np.ndarray = ks.visible(self._segs.reshape(-1, 4), chosen, p[0], p[1], pts)
+        result: np.ndarray = ks.visible(self._walls, chosen, p[0], p[1], pts)
         return result
 
 

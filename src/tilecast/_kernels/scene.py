@@ -209,11 +209,11 @@ _DIRS = _wedge_directions()  # a constant of the compiled kernels
 
 # The scene's integer lists in one array (fewer arguments per call): nx, ny,
 # the offsets of the parts, then the parts (see pack_index, unpack_index).
-_PARTS = 9
+_PARTS = 10
 
 
 def pack_index(nx: int, ny: int, *parts: np.ndarray) -> np.ndarray:
-    """``[nx, ny, offsets (10), *parts]``, int64: the lists :func:`unpack_index` returns."""
+    """``[nx, ny, offsets (11), *parts]``, int64: the lists :func:`unpack_index` returns."""
     assert len(parts) == _PARTS
     sizes = [len(part) for part in parts]
     offsets = 2 + _PARTS + 1 + np.concatenate([[0], np.cumsum(sizes)])
@@ -222,18 +222,20 @@ def pack_index(nx: int, ny: int, *parts: np.ndarray) -> np.ndarray:
 
 @internal
 def unpack_index(index):
-    """nx, ny, starts, members, nb_start, nb, cut_start, cut, piece_start, piece_at, end_start.
+    """nx, ny, starts, members, nb_start, nb, cut_start, cut, piece_start, piece_at, end_start,
+    orig.
 
     Cells' walls (CSR over cells), walls touching each wall, walls cutting
-    each wall, each wall's positions among the sorted pieces, and each wall
-    end's touching far ends (:func:`build_ends`), as views of ``index``.
+    each wall, each wall's positions among the sorted pieces, each wall
+    end's touching far ends (:func:`build_ends`) and each wall's number in
+    the walls as given, as views of ``index``.
     """
     o = index[2 : 3 + _PARTS]
     return (
         index[0], index[1],
         index[o[0] : o[1]], index[o[1] : o[2]], index[o[2] : o[3]],
         index[o[3] : o[4]], index[o[4] : o[5]], index[o[5] : o[6]],
-        index[o[6] : o[7]], index[o[7] : o[8]], index[o[8] : o[9]],
+        index[o[6] : o[7]], index[o[7] : o[8]], index[o[8] : o[9]], index[o[9] : o[10]],
     )  # fmt: skip
 
 
@@ -279,14 +281,14 @@ def build_ends(segs, nb_start, nb):
 
 
 @internal
-def _continued(end_start, far, end, px, py, xx, xy, ox, oy):
+def _continued(end_start, far, end, px, py, xx, xy, side):
     """Does a wall touching this wall at its end x carry on past x's direction (seen from p)?
 
-    ``end`` is x's number (:func:`build_ends`), ``o`` the wall's other end.
-    Then the two walls hide the directions either side of x together, with
-    no gap at x.
+    ``end`` is x's number (:func:`build_ends`); ``side`` the side of the
+    ray from p through x that the wall's other end lies on (1: left). A wall
+    from x to the other side hides the directions beyond x together with
+    this one, with no gap at x.
     """
-    side = orient2d(px, py, xx, xy, ox, oy)
     for q in range(end_start[end], end_start[end + 1]):
         if orient2d(px, py, xx, xy, far[q, 0], far[q, 1]) == -side:
             return True
@@ -336,9 +338,11 @@ def _occlude(cover, dirs, end_start, far_ends, end_a, end_b, px, py, ax, ay, bx,
     """
     lo = _pseudo(ax - px, ay - py)
     hi = _pseudo(bx - px, by - py)
-    if end_a < 0 or not _continued(end_start, far_ends, end_a, px, py, ax, ay, bx, by):
+    # counter-clockwise and clear, b lies left of the ray from p through a
+    # and a right of the ray through b (exactly: see _facing)
+    if end_a < 0 or not _continued(end_start, far_ends, end_a, px, py, ax, ay, 1):
         lo += _EPS
-    if end_b < 0 or not _continued(end_start, far_ends, end_b, px, py, bx, by, ax, ay):
+    if end_b < 0 or not _continued(end_start, far_ends, end_b, px, py, bx, by, -1):
         hi -= _EPS
     if hi < lo - 2.0:
         hi += 4.0
@@ -608,10 +612,12 @@ def _flood(
 @internal
 def choose_walls(
     segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, cut_start, cut, end_start, far_ends,
-    dirs, extras,
+    orig, dirs, extras,
     px, py, radius, box, lex_rows, lex_src, seen, cell_seen, queue, chosen, cover, stamp,
 ):  # fmt: skip
-    """The original indices (ascending) of a superset of the walls the answer depends on.
+    """A superset of the walls the answer depends on, in the walls' original order.
+
+    The scene's wall numbers (``orig[i]``: wall i's number in the walls as given).
 
     ``box`` is (x0, y0, x1, y1) or empty; ``lex_rows``/``lex_src`` the sorted
     pieces of all the walls with the query's extras (empty rows: find the
@@ -693,7 +699,7 @@ def choose_walls(
                     ):
                         count = _mark(i, stamp, seen, chosen, count)
     chosen = chosen[:count]
-    return chosen[_sort_ints(chosen)]
+    return chosen[_sort_ints(orig[chosen])]
 
 
 @internal
@@ -773,7 +779,9 @@ def _boxes_meet(walls, i, j):
 @internal
 def prepare_chosen(segs, chosen, nb_start, nb, extras, px, py, radius, seen, stamp, position,
                    finish_at):  # fmt: skip
-    """``prepare_walls`` on the chosen walls (ascending) and the extras, pairs from the lists.
+    """``prepare_walls`` on the chosen walls (in original order) and the extras.
+
+    The candidate pairs come from the lists of touching walls.
 
     ``finish_at`` is the address of :func:`tilecast._kernels.visibility.finish_walls`."""
     if radius > 0.0:
@@ -806,7 +814,7 @@ def prepare_chosen(segs, chosen, nb_start, nb, extras, px, py, radius, seen, sta
             continue
         for q in range(nb_start[i], nb_start[i + 1]):
             j = nb[q]
-            if j > i and seen[j] == stamp and position[j] >= 0:
+            if seen[j] == stamp and position[j] > position[i]:
                 first, second, n = _pair(first, second, n, position[i], position[j])
     for e in range(n_extra):
         for i in range(count + e):
@@ -858,9 +866,8 @@ def polygon(
     preparation's end and the sweep are not compiled again inside the
     scene's kernels).
     """
-    nx, ny, starts, members, nb_start, nb, cut_start, cut, piece_start, piece_at, end_start = (
-        unpack_index(index)
-    )
+    (nx, ny, starts, members, nb_start, nb, cut_start, cut, piece_start, piece_at, end_start,
+     orig) = unpack_index(index)  # fmt: skip
     dirs = _DIRS
     seen, position, chosen, cell_seen, queue, picked = workspace_parts(work, segs.shape[0], nx * ny)
     if extras.shape[0] == 0 and radius <= 0.0 and 0 < lex_rows.shape[0] == piece_at.shape[0]:
@@ -873,7 +880,7 @@ def polygon(
     else:
         walls = choose_walls(
             segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, cut_start, cut, end_start,
-            far_ends, dirs, extras,
+            far_ends, orig, dirs, extras,
             px, py, radius, box, lex_rows, lex_src, seen, cell_seen, queue, chosen, cover, stamp,
         )  # fmt: skip
         rows = prepare_chosen(segs, walls, nb_start, nb, extras, px, py, radius, seen, stamp,
@@ -955,7 +962,7 @@ def _blocked(walls, chosen, px, py, qx, qy, after):
 @njit(cache=True)
 def flood_walls(segs, far_ends, index, x0, y0, h, px, py, work, cover, stamp):
     """The walls of the cells not hidden from p, with no radius, bounds or extras."""
-    nx, ny, starts, members, _, _, _, _, _, _, end_start = unpack_index(index)
+    nx, ny, starts, members, _, _, _, _, _, _, end_start, _ = unpack_index(index)
     seen, _, chosen, cell_seen, queue, _ = workspace_parts(work, segs.shape[0], nx * ny)
     count = _flood(
         segs, x0, y0, h, nx, ny, starts, members, end_start, far_ends, _DIRS, np.empty((0, 4)),
