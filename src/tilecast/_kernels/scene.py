@@ -42,6 +42,7 @@ from tilecast._kernels.visibility import (
 #: Angular wedges of the occlusion buffer (pseudo-angles in [0, 4)).
 BINS = 1024
 _WIDTH = 4.0 / BINS
+_STRIDE = 8  # the most wedges a wall's distance bound is shared by (see _occlude)
 _EPS = 1e-9  # pseudo-angle margin, far above the rounding of one division
 _FAR = 1.0 + 1e-6  # relative margin on a distance a wall hides beyond
 _LOW = 2.0**-SAFE_EXPONENT
@@ -362,11 +363,21 @@ def _occlude(cover, dirs, end_start, far_ends, end_a, end_b, px, py, ax, ay, bx,
             cover[3, b] = start
             cover[4, b] = max(la * _FAR, d0)
             _meet(cover, b)
-    for k in range(k0, k1 + 1):
-        d1 = _boundary_distance(dirs, k + 1, across, ex, ey, parallel, far)
-        b = k - BINS if k >= BINS else k
-        cover[0, b] = min(cover[0, b], max(d0, d1))
+    # The wedges it spans whole, a few at a time when it spans many: along
+    # the rays of an angle, the distance to a line is largest at one of its
+    # two edges (it grows away from the foot of the perpendicular), so the
+    # larger of the two bounds every wedge between them.
+    stride = min(_STRIDE, max(1, (k1 + 1 - k0) // 16))
+    k = k0
+    while k <= k1:
+        step = min(stride, k1 + 1 - k)
+        d1 = _boundary_distance(dirs, k + step, across, ex, ey, parallel, far)
+        bound = max(d0, d1)
+        for j in range(k, k + step):
+            b = j - BINS if j >= BINS else j
+            cover[0, b] = min(cover[0, b], bound)
         d0 = d1
+        k += step
     last = k1 + 1  # the wedge the wall ends in: covered from its start to hi
     if last >= k0 and hi < (last + 1) * _WIDTH:
         b = last % BINS
