@@ -774,7 +774,7 @@ def chosen_pieces(chosen, count, lex_rows, piece_start, piece_at, px, py, picked
                 continue
             rows[out, 0], rows[out, 1], rows[out, 2], rows[out, 3] = x0, y0, x1, y1
             out += 1
-    return rows[:out].copy()
+    return rows[:out]  # C-contiguous (the sweep copies it)
 
 
 @internal
