@@ -37,7 +37,7 @@ from tilecast.visibility import (
 
 __all__ = ["VisibilityScene"]
 
-#: Walls per grid cell the scene aims for.
+#: Walls per grid cell the scene aims for (fewer cells to flood; each wall is still tested).
 CELL_LOAD = 3.0
 _MAX_SIDE = 2048
 _BOUNDS_CACHE = 16
@@ -81,15 +81,16 @@ class VisibilityScene:
 
     Notes
     -----
-    Preparation buckets the walls in a uniform grid (about one wall per
+    Preparation buckets the walls in a uniform grid (about three walls per
     cell), lists the pairs of walls that touch or cross and sorts the walls'
     pieces; it takes a few milliseconds per ten thousand walls. A query
     floods the grid outward from the observer, skipping every cell whose
     directions are all hidden nearer than the cell by walls already met
     (float angles and distances with wide margins, so no wall the answer
-    needs is skipped), adds the walls that cut those into pieces, and runs
-    :func:`~tilecast.visibility_polygon`'s exact sweep on that subset in the
-    walls' original order: the answer is the same array. Observers outside
+    needs is skipped), takes those walls' prepared pieces (with a radius,
+    bounds or circles: splits them again, with the walls that cut them), and
+    runs :func:`~tilecast.visibility_polygon`'s exact sweep on them, in the
+    order it would: the answer is the same array. Observers outside
     the walls' bounding box, and scenes whose pieces leave the exact range,
     are answered by ``visibility_polygon`` itself.
 

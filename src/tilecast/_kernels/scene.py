@@ -1,8 +1,9 @@
 """Prepared visibility (Numba): which walls can matter to one observer, then the same sweep.
 
 A :class:`~tilecast.VisibilityScene` keeps its walls in a uniform grid of
-square cells, the pairs of walls that touch or cross, and the walls' pieces
-(split where they cross) in lexicographic order. A query:
+square cells (numbered by the first cell that lists them, so that nearby
+walls lie together in memory), the pairs of walls that touch or cross, and
+the walls' pieces (split where they cross) in lexicographic order. A query:
 
 1. floods the cells outward from the observer's, skipping a cell when every
    direction it spans is hidden nearer than the cell by a wall seen so far
@@ -10,12 +11,20 @@ square cells, the pairs of walls that touch or cross, and the walls' pieces
    a wall spanning it certainly hides everything; float angles and
    distances with wide margins, so a skip is never wrong). The walls of the
    cells not skipped are a superset of the walls the answer touches;
-2. adds the walls that touch or cross those (they cut them into the same
-   pieces) and the wall whose piece comes first in lexicographic order (the
-   sweep starts from it);
-3. runs :func:`~tilecast._kernels.visibility.prepare_walls`'s steps and
-   :func:`~tilecast._kernels.visibility.sweep` on that subset, in the walls'
-   original order: the answer of ``visibility_polygon`` on all the walls.
+2. without a radius, bounds or circles (the walls' pieces do not depend on
+   the observer): takes those walls' prepared pieces and the first piece in
+   lexicographic order (the sweep starts from it), in that order, as
+   :func:`~tilecast._kernels.visibility.finish_walls` would give them
+   (:func:`chosen_pieces`); otherwise adds the walls that touch or cross
+   them (they cut them into the same pieces) and the wall of the first
+   piece, and runs :func:`~tilecast._kernels.visibility.prepare_walls`'s
+   steps on that subset, in the walls' original order;
+3. runs :func:`~tilecast._kernels.visibility.sweep` on those pieces: the
+   answer of ``visibility_polygon`` on all the walls.
+
+A query's buffers (stamps per wall and per cell, the flood's queue, the
+occlusion buffer, a bit per piece) are kept between queries
+(:func:`new_workspace`).
 """
 
 from __future__ import annotations
