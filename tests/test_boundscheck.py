@@ -28,6 +28,7 @@ KERNEL_TESTS = (
     "test_lines.py",
     "test_geometry.py",
     "test_visibility.py",
+    "test_visibility_sort.py",
     "test_tiles.py",
     "test_tilebatch.py",
     "test_walk.py",

@@ -513,36 +513,79 @@ def _event_before(px, py, ux, uy, ex, ey, half, b, a):
 
 
 @internal
+def pseudo_angle(dx, dy):
+    """A pseudo-angle of (dx, dy) in [0, 4): monotone in the angle, one division (a float key)."""
+    if dy >= 0.0:
+        if dx >= 0.0:
+            return dy / (dx + dy) if dx + dy > 0.0 else 0.0
+        return 1.0 - dx / (dy - dx)
+    if dx < 0.0:
+        return 2.0 - dy / (-dx - dy)
+    return 3.0 + dx / (dx - dy)
+
+
+@internal
 def _sort_events(px, py, ux, uy, ex, ey, half):
-    """Indices of events in counter-clockwise order from direction u, nearer first (merge sort)."""
+    """Indices of events in counter-clockwise order from direction u, nearer first.
+
+    Float keys first, exact comparisons last. Each event gets a key: its
+    pseudo-angle from u, kept in its exact half turn, and its squared
+    distance. A counting sort puts the events in ``n`` buckets of angle
+    (in index order within a bucket), an insertion pass orders them by the
+    keys, and a last insertion pass with the exact comparison
+    (:func:`_event_before`) moves each event past the few that rounding put
+    on the wrong side of it. The result is exactly the order of a stable
+    sort by the exact comparison: events that compare equal (the same
+    point) have the same keys, so every pass keeps them in index order;
+    the keys only decide how much work the exact pass has.
+    """
     n = ex.shape[0]
-    order = _indices(n)
-    tmp = np.empty(n, dtype=np.int64)
-    width = 1
-    while width < n:
-        for lo in range(0, n, 2 * width):
-            mid = min(lo + width, n)
-            hi = min(lo + 2 * width, n)
-            i, j, k = lo, mid, lo
-            while i < mid and j < hi:
-                a, b = order[i], order[j]
-                if _event_before(px, py, ux, uy, ex, ey, half, b, a):
-                    tmp[k] = b
-                    j += 1
-                else:
-                    tmp[k] = a
-                    i += 1
-                k += 1
-            while i < mid:
-                tmp[k] = order[i]
-                i += 1
-                k += 1
-            while j < hi:
-                tmp[k] = order[j]
-                j += 1
-                k += 1
-        order, tmp = tmp, order
-        width *= 2
+    angle = np.empty(n)
+    distance = np.empty(n)
+    start = pseudo_angle(ux - px, uy - py)
+    for k in range(n):
+        dx, dy = ex[k] - px, ey[k] - py
+        turn = pseudo_angle(dx, dy) - start
+        if turn < 0.0:
+            turn += 4.0
+        # the half turn is exact: [0, 2] for the first, [2, 4] for the second
+        # (a key rounded across u itself goes to its end of the turn)
+        if half[k] == 0:
+            turn = 0.0 if turn > 3.0 else min(turn, 2.0)
+        else:
+            turn = 4.0 if turn < 1.0 else max(turn, 2.0)
+        angle[k] = turn
+        distance[k] = dx * dx + dy * dy
+    # buckets of angle (counting sort; stable)
+    fill = np.zeros(n + 1, dtype=np.int64)
+    bucket = np.empty(n, dtype=np.int64)
+    per_unit = n / 4.0
+    for k in range(n):
+        bucket[k] = min(np.int64(angle[k] * per_unit), n - 1)
+        fill[bucket[k] + 1] += 1
+    for b in range(n):
+        fill[b + 1] += fill[b]
+    order = np.empty(n, dtype=np.int64)
+    for k in range(n):
+        order[fill[bucket[k]]] = k
+        fill[bucket[k]] += 1
+    for i in range(1, n):  # by the float keys (moves only within a bucket)
+        e = order[i]
+        j = i - 1
+        while j >= 0 and (
+            angle[e] < angle[order[j]]
+            or (angle[e] == angle[order[j]] and distance[e] < distance[order[j]])
+        ):
+            order[j + 1] = order[j]
+            j -= 1
+        order[j + 1] = e
+    for i in range(1, n):  # exactly
+        e = order[i]
+        j = i - 1
+        while j >= 0 and _event_before(px, py, ux, uy, ex, ey, half, e, order[j]):
+            order[j + 1] = order[j]
+            j -= 1
+        order[j + 1] = e
     return order
 
 
