@@ -162,3 +162,22 @@ def test_workers_only_from_a_python_interpreter(monkeypatch, executable, frozen,
     monkeypatch.setenv("TILECAST_COMPILE_JOBS", "4")
     assert jobs.python_executable() is expected
     assert jobs.job_count() == (4 if expected else 1)
+
+
+def test_the_scene_family_is_typed_as_a_scene_calls_it():
+    """The stand-in types the scene's kernels compile for side by side are the ones a
+    real scene's preparation and queries use (else a kernel would compile twice)."""
+    import numpy as np
+
+    from tilecast import VisibilityScene
+    from tilecast._kernels.scene import family_units
+
+    walls = np.array([[0.0, 0.0, 4.0, 0.0], [4.0, 0.0, 4.0, 3.0], [0.0, 3.0, 4.0, 3.0],
+                      [0.0, 0.0, 0.0, 3.0], [1.0, 1.0, 2.0, 2.0]]).reshape(-1, 2, 2)  # fmt: skip
+    scene = VisibilityScene(walls)  # the first scene compiles (or loads) the family units
+    scene.polygon((0.5, 2.5))
+    scene.polygon((0.5, 2.5), cone=((1, 0), 0.5))
+    scene.polygon((0.5, 2.5), radius=2.0)
+    for dispatcher, types, _ in family_units():
+        # the real calls found the stand-ins' overload: no second one compiled
+        assert list(dispatcher.overloads) == [tuple(types)], dispatcher.py_func.__name__

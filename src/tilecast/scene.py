@@ -44,6 +44,7 @@ _BOUNDS_CACHE = 16
 
 
 _kernel_addresses: tuple[int, int] | None = None
+_family_ready = False  # the scene's kernels compiled or loaded in this process
 
 
 def _addresses() -> tuple[int, int]:
@@ -127,6 +128,10 @@ class VisibilityScene:
         from tilecast._kernels.visibility import bucket_walls
 
         ks = _ks()
+        global _family_ready
+        if not _family_ready:  # the first scene of the process: compile side by side
+            ks.compile_family()
+            _family_ready = True
         lo = segs.reshape(-1, 2).min(axis=0)
         hi = segs.reshape(-1, 2).max(axis=0)
         scale = float(np.abs(segs).max())

@@ -37,15 +37,20 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from tilecast._kernels import internal
 from tilecast._kernels.geometry import SAFE_EXPONENT, orient2d
+from tilecast._kernels.jobs import argument_types, compile_together
 from tilecast._kernels.visibility import (
+    FINISH_SIGNATURE,
+    SWEEP_SIGNATURE,
     _on_open_segment,
     call_finish_walls,
     call_sweep,
     cell_span,
+    finish_walls,
     near_walls,
     row_order,
     split_pairs,
     split_segments,
+    sweep,
 )
 
 #: Angular wedges of the occlusion buffer (pseudo-angles in [0, 4)).
@@ -1009,3 +1014,35 @@ def visible(segs, chosen, px, py, points):
                 segs, chosen, px, py, qx, qy, False
             )
     return out
+
+
+def family_units() -> list[tuple[object, tuple[object, ...], float]]:
+    """A scene's largest kernels, with the argument types the scene calls them with.
+
+    The query kernel, the preparation's sort of pieces and list of touching
+    walls, and the preparation's end and the sweep that the queries call
+    through their addresses. Typed from stand-in arguments of the types
+    :class:`tilecast.VisibilityScene` passes (a test checks them against a
+    real scene's calls). Seconds are a 2-core machine's first compile of
+    each, alone.
+    """
+    walls = np.empty((0, 4))
+    ints = np.empty(0, dtype=np.int64)
+    floats = np.empty(0)
+    query = (walls, walls, ints, 0.0, 0.0, 0.0, walls, 0.0, 0.0, 0.0, floats, walls, ints, False,
+             floats, ints, np.empty((5, BINS)), 0, 0, 0)  # fmt: skip
+    return [
+        (polygon, argument_types(polygon, query), 7.6),
+        (lex_pieces, argument_types(lex_pieces, (walls,)), 5.4),
+        (build_touching, argument_types(build_touching, (walls, ints, ints)), 1.7),
+        (finish_walls, FINISH_SIGNATURE.args, 0.7),
+        (sweep, SWEEP_SIGNATURE.args, 5.0),
+    ]
+
+
+def compile_family() -> None:
+    """Compile (or load) :func:`family_units` side by side where there are cores.
+
+    The smaller kernels compile on first use (:mod:`tilecast._kernels.jobs`).
+    """
+    compile_together(family_units())
