@@ -47,6 +47,7 @@ from tilecast._kernels.visibility import (
     cell_span,
     finish_walls,
     near_walls,
+    pseudo_angle,
     row_order,
     split_pairs,
     split_segments,
@@ -192,18 +193,6 @@ def lex_pieces(segs):
 
 
 # --------------------------------------------------------- occlusion buffer
-@internal
-def _pseudo(dx, dy):
-    """A pseudo-angle of (dx, dy) in [0, 4): monotone in the angle, one division."""
-    if dy >= 0.0:
-        if dx >= 0.0:
-            return dy / (dx + dy) if dx + dy > 0.0 else 0.0
-        return 1.0 - dx / (dy - dx)
-    if dx < 0.0:
-        return 2.0 - dy / (-dx - dy)
-    return 3.0 + dx / (dx - dy)
-
-
 def _wedge_directions() -> np.ndarray:
     """Directions of the wedges' boundaries, pseudo-angle k * 4 / BINS, and their lengths.
 
@@ -351,8 +340,8 @@ def _occlude(cover, dirs, end_start, far_ends, end_a, end_b, px, py, ax, ay, bx,
     its end: two of those that meet make the wedge covered. An end is
     widened by a margin, unless another wall carries on from it.
     """
-    lo = _pseudo(ax - px, ay - py)
-    hi = _pseudo(bx - px, by - py)
+    lo = pseudo_angle(ax - px, ay - py)
+    hi = pseudo_angle(bx - px, by - py)
     # counter-clockwise and clear, b lies left of the ray from p through a
     # and a right of the ray through b (exactly: see _facing)
     if end_a < 0 or not _continued(end_start, far_ends, end_a, px, py, ax, ay, 1):
@@ -428,22 +417,22 @@ def _box_span(px, py, cx0, cy0, cx1, cy1):
     """
     if py < cy0:
         if px < cx0:
-            lo, hi = _pseudo(cx1 - px, cy0 - py), _pseudo(cx0 - px, cy1 - py)
+            lo, hi = pseudo_angle(cx1 - px, cy0 - py), pseudo_angle(cx0 - px, cy1 - py)
         elif px <= cx1:
-            lo, hi = _pseudo(cx1 - px, cy0 - py), _pseudo(cx0 - px, cy0 - py)
+            lo, hi = pseudo_angle(cx1 - px, cy0 - py), pseudo_angle(cx0 - px, cy0 - py)
         else:
-            lo, hi = _pseudo(cx1 - px, cy1 - py), _pseudo(cx0 - px, cy0 - py)
+            lo, hi = pseudo_angle(cx1 - px, cy1 - py), pseudo_angle(cx0 - px, cy0 - py)
     elif py <= cy1:
         if px < cx0:
-            lo, hi = _pseudo(cx0 - px, cy0 - py), _pseudo(cx0 - px, cy1 - py)
+            lo, hi = pseudo_angle(cx0 - px, cy0 - py), pseudo_angle(cx0 - px, cy1 - py)
         else:
-            lo, hi = _pseudo(cx1 - px, cy1 - py), _pseudo(cx1 - px, cy0 - py)
+            lo, hi = pseudo_angle(cx1 - px, cy1 - py), pseudo_angle(cx1 - px, cy0 - py)
     elif px < cx0:
-        lo, hi = _pseudo(cx0 - px, cy0 - py), _pseudo(cx1 - px, cy1 - py)
+        lo, hi = pseudo_angle(cx0 - px, cy0 - py), pseudo_angle(cx1 - px, cy1 - py)
     elif px <= cx1:
-        lo, hi = _pseudo(cx0 - px, cy1 - py), _pseudo(cx1 - px, cy1 - py)
+        lo, hi = pseudo_angle(cx0 - px, cy1 - py), pseudo_angle(cx1 - px, cy1 - py)
     else:
-        lo, hi = _pseudo(cx0 - px, cy1 - py), _pseudo(cx1 - px, cy0 - py)
+        lo, hi = pseudo_angle(cx0 - px, cy1 - py), pseudo_angle(cx1 - px, cy0 - py)
     if hi < lo:
         hi += 4.0
     return lo, hi
@@ -608,7 +597,7 @@ def _flood(
             ax, ay, bx, by, swapped, la, lb, clear = _facing(px, py, x0i, y0i, x1i, y1i)
             if clear:  # its directions: from a's to b's
                 near = _nearness(px, py, min(ax, bx), min(ay, by), max(ax, bx), max(ay, by), margin)
-                lo, hi = _pseudo(ax - px, ay - py), _pseudo(bx - px, by - py)
+                lo, hi = pseudo_angle(ax - px, ay - py), pseudo_angle(bx - px, by - py)
                 hidden = near > 0.0 and _covered(cover, lo, hi + 4.0 * (hi < lo), near)
             else:
                 hidden = _hidden(
