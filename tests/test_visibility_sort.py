@@ -3,7 +3,9 @@
 The kernel's order must be exactly that of a stable sort by the exact
 comparison (``_event_before``), whatever the float keys say: on lattice
 points (many events in line with the observer, the same point twice),
-random points, points around the start direction and huge or tiny scales.
+random points, points around the start direction and huge or tiny scales
+(inside the magnitudes where the predicates are exact, as the sweep's
+input always is).
 """
 
 from __future__ import annotations
@@ -66,7 +68,11 @@ def test_lattice_events_in_line_and_repeated(p, points, start, scale):
     _check(p[0] * scale, p[1] * scale, [(x * scale, y * scale) for x, y in points], start)
 
 
-coordinate = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
+# within the range where the predicates are exact (visibility_polygon refuses
+# non-zero magnitudes below 2**-400, and subnormals are far below)
+coordinate = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False).map(
+    lambda v: v if abs(v) >= 2.0**-400 else 0.0
+)
 
 
 @settings(max_examples=150, deadline=None)

@@ -47,6 +47,7 @@ from tilecast._kernels.visibility import (
     cell_span,
     finish_walls,
     near_walls,
+    pair_orientations,
     pseudo_angle,
     row_order,
     split_pairs,
@@ -82,20 +83,8 @@ def _sort_ints(keys):
 @internal
 def _touch(segs, i, j):
     """Do walls i and j share a point (exactly)?"""
-    ax, ay, bx, by = segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3]
-    cx, cy, dx, dy = segs[j, 0], segs[j, 1], segs[j, 2], segs[j, 3]
-    if (
-        max(ax, bx) < min(cx, dx)
-        or max(cx, dx) < min(ax, bx)
-        or max(ay, by) < min(cy, dy)
-        or max(cy, dy) < min(ay, by)
-    ):
-        return False
-    o1 = orient2d(ax, ay, bx, by, cx, cy)
-    o2 = orient2d(ax, ay, bx, by, dx, dy)
-    o3 = orient2d(cx, cy, dx, dy, ax, ay)
-    o4 = orient2d(cx, cy, dx, dy, bx, by)
-    return o1 * o2 <= 0 and o3 * o4 <= 0  # all four 0: collinear, boxes overlap
+    apart, o1, o2, o3, o4 = pair_orientations(segs, i, j)
+    return not apart and o1 * o2 <= 0 and o3 * o4 <= 0  # all four 0: collinear, boxes overlap
 
 
 @njit(cache=True)

@@ -209,8 +209,13 @@ def row_order(rows):
 
 
 @internal
-def _split_pair(segs, i, j, buf_seg, buf_xy, n):
-    """Record where segments i < j cross or touch (points on each, for the cut)."""
+def pair_orientations(segs, i, j):
+    """``(apart, o1, o2, o3, o4)`` for segments i (a-b) and j (c-d), exactly.
+
+    ``apart``: their bounding boxes do not meet (then the orientations are
+    not computed: zeros). Else ``o1``, ``o2``: the sides of c and d of the
+    line a-b; ``o3``, ``o4``: the sides of a and b of the line c-d.
+    """
     ax, ay, bx, by = segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3]
     cx, cy, dx, dy = segs[j, 0], segs[j, 1], segs[j, 2], segs[j, 3]
     if (
@@ -219,11 +224,24 @@ def _split_pair(segs, i, j, buf_seg, buf_xy, n):
         or max(ay, by) < min(cy, dy)
         or max(cy, dy) < min(ay, by)
     ):
+        return True, 0, 0, 0, 0
+    return (
+        False,
+        orient2d(ax, ay, bx, by, cx, cy),
+        orient2d(ax, ay, bx, by, dx, dy),
+        orient2d(cx, cy, dx, dy, ax, ay),
+        orient2d(cx, cy, dx, dy, bx, by),
+    )
+
+
+@internal
+def _split_pair(segs, i, j, buf_seg, buf_xy, n):
+    """Record where segments i < j cross or touch (points on each, for the cut)."""
+    apart, o1, o2, o3, o4 = pair_orientations(segs, i, j)
+    if apart:
         return buf_seg, buf_xy, n
-    o1 = orient2d(ax, ay, bx, by, cx, cy)
-    o2 = orient2d(ax, ay, bx, by, dx, dy)
-    o3 = orient2d(cx, cy, dx, dy, ax, ay)
-    o4 = orient2d(cx, cy, dx, dy, bx, by)
+    ax, ay, bx, by = segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3]
+    cx, cy, dx, dy = segs[j, 0], segs[j, 1], segs[j, 2], segs[j, 3]
     if o1 * o2 < 0 and o3 * o4 < 0:
         ex, ey = bx - ax, by - ay
         fx, fy = dx - cx, dy - cy
