@@ -122,3 +122,17 @@ def test_every_family_is_in_one_warmup_group():
 
     grouped = [name for names, _ in _GROUPS for name in names]
     assert sorted(grouped) == sorted(name for name, _ in FAMILIES)
+
+
+def test_the_compile_notice_ignores_functions_without_a_module():
+    """A jitted function made by ``exec`` has no ``__module__``: its compile must not
+    trip tilecast's compile listener (installed for every Numba compile)."""
+    from numba import njit
+
+    import tilecast._kernels  # installs the listener
+
+    namespace: dict = {"__name__": None}
+    exec("def twice(x):\n    return 2 * x\n", namespace)
+    namespace["twice"].__module__ = None
+    assert tilecast._kernels is not None
+    assert njit(namespace["twice"])(21) == 42

@@ -31,7 +31,7 @@ class _CompileNotice(event.Listener):  # type: ignore[misc]
             return  # a helper compiled for the kernel being compiled
         dispatcher = ev.data.get("dispatcher")
         function = getattr(dispatcher, "py_func", None)
-        module = getattr(function, "__module__", "")
+        module = getattr(function, "__module__", None) or ""
         if module.startswith("tilecast."):
             _logger.info(
                 "compiling %s.%s (first use after install; cached for later runs)",
