@@ -50,6 +50,12 @@ def python_executable() -> bool:
     Not in a frozen application, nor where the interpreter is embedded in
     another program (``sys.executable`` is then that program: a server, an
     editor), which a worker must never start.
+
+    Examples
+    --------
+    >>> from tilecast._kernels.jobs import python_executable
+    >>> python_executable()  # this interpreter (the doctests run under Python)
+    True
     """
     if getattr(sys, "frozen", False) or not sys.executable:
         return False
@@ -61,6 +67,17 @@ def job_count() -> int:
     """How many processes may compile at once (``TILECAST_COMPILE_JOBS``, else the cores).
 
     Always 1 where no worker can be started (:func:`python_executable`).
+
+    Examples
+    --------
+    >>> import os
+    >>> from tilecast._kernels.jobs import job_count
+    >>> saved = os.environ.get("TILECAST_COMPILE_JOBS")
+    >>> os.environ["TILECAST_COMPILE_JOBS"] = "1"  # no workers
+    >>> job_count()
+    1
+    >>> _ = os.environ.pop("TILECAST_COMPILE_JOBS") if saved is None else None
+    >>> os.environ.update({} if saved is None else {"TILECAST_COMPILE_JOBS": saved})
     """
     if not python_executable():
         return 1
@@ -75,12 +92,28 @@ def job_count() -> int:
 
 
 def patience(seconds: float) -> float:
-    """How long to wait for a worker given about ``seconds`` of work, before compiling here."""
+    """How long to wait for a worker given about ``seconds`` of work, before compiling here.
+
+    Examples
+    --------
+    >>> from tilecast._kernels.jobs import patience
+    >>> patience(5.0)  # a minute, plus four times the expected work
+    80.0
+    """
     return 60.0 + 4.0 * seconds
 
 
 def argument_types(dispatcher: Any, args: Sequence[Any]) -> tuple[Any, ...]:
-    """The argument types a call ``dispatcher(*args)`` compiles for (Numba's typing of values)."""
+    """The argument types a call ``dispatcher(*args)`` compiles for (Numba's typing of values).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tilecast._kernels.jobs import argument_types
+    >>> from tilecast._kernels.visibility import prepare_walls
+    >>> argument_types(prepare_walls, (np.zeros((2, 4)), 1.5, True))
+    (Array(float64, 2, 'C', False, aligned=True), float64, bool)
+    """
     return tuple(dispatcher.typeof_pyval(a) for a in args)
 
 
