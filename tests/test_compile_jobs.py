@@ -43,7 +43,7 @@ import numpy as np
 import tilecast._kernels.jobs as jobs
 import family_kernels as k
 if len(sys.argv) > 1:  # a worker that fails without compiling anything
-    jobs._worker_command = lambda root: [sys.executable, "-c", "raise SystemExit(3)"]
+    jobs._worker_command = lambda: [sys.executable, "-c", "raise SystemExit(3)"]
 jobs.compile_together([(k.total, k.SIGNATURE, 2.0), (k.largest, k.SIGNATURE, 2.0)])
 values = np.array([1.0, 5.0, 2.0])
 print(json.dumps({

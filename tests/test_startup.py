@@ -79,21 +79,23 @@ def _fake_subprocess():
     from types import SimpleNamespace
 
     return SimpleNamespace(
-        Popen=_FakeWorker, DEVNULL=subprocess.DEVNULL, TimeoutExpired=subprocess.TimeoutExpired
+        Popen=_FakeWorker,
+        DEVNULL=subprocess.DEVNULL,
+        PIPE=subprocess.PIPE,
+        TimeoutExpired=subprocess.TimeoutExpired,
     )
 
 
 def test_a_cold_warmup_shares_family_groups_with_workers(monkeypatch):
     """Groups sharing no kernels go to workers; this process takes the longest, then
     waits for the workers and loads (here, compiles: the fake workers did nothing)."""
-    from tilecast import startup
     from tilecast._kernels import jobs
 
     warmup(progress=False)  # every family loaded here first: only warmup's workers are faked
     _FakeWorker.started = []
     monkeypatch.setenv("TILECAST_COMPILE_JOBS", "2")
     monkeypatch.setattr(jobs, "loaded", lambda dispatcher, types: False)  # a cold cache
-    monkeypatch.setattr(startup, "subprocess", _fake_subprocess())
+    monkeypatch.setattr(jobs, "subprocess", _fake_subprocess())
     seconds = warmup(progress=False)
     assert sorted(seconds) == sorted(name for name, _ in FAMILIES)
     assert len(_FakeWorker.started) == 1
@@ -106,10 +108,10 @@ def test_a_cold_warmup_shares_family_groups_with_workers(monkeypatch):
 
 
 def test_a_warm_cache_or_one_job_starts_no_warmup_worker(monkeypatch):
-    from tilecast import startup
+    from tilecast._kernels import jobs
 
     _FakeWorker.started = []
-    monkeypatch.setattr(startup, "subprocess", _fake_subprocess())
+    monkeypatch.setattr(jobs, "subprocess", _fake_subprocess())
     monkeypatch.setenv("TILECAST_COMPILE_JOBS", "2")
     warmup(progress=False)  # this test process has every kernel already
     monkeypatch.setenv("TILECAST_COMPILE_JOBS", "1")

@@ -18,7 +18,13 @@ from typing import Any
 import numpy as np
 
 from tilecast._threads import run_tasks
-from tilecast._validate import as_point, as_positive_float, as_regular_array, check_magnitude
+from tilecast._validate import (
+    as_point,
+    as_points_array,
+    as_positive_float,
+    as_real_array,
+    check_magnitude,
+)
 from tilecast.grid import Grid
 from tilecast.tiles import TileMap
 from tilecast.visibility import (
@@ -491,14 +497,7 @@ def _plain_point(value: Any) -> tuple[float, float] | None:
 
 
 def _as_points(name: str, value: Any) -> np.ndarray:
-    array = as_regular_array(name, value)
-    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.number):
-        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
-    if array.size == 0:
+    """``(N, 2)`` finite points (:func:`as_points_array`); any empty input is no points."""
+    if as_real_array(name, value).size == 0:
         return np.empty((0, 2))
-    if array.ndim != 2 or array.shape[1] != 2:
-        raise ValueError(f"{name} must have shape (N, 2), got {array.shape}")
-    array = np.ascontiguousarray(array, dtype=np.float64)
-    if not np.isfinite(array).all():
-        raise ValueError(f"{name} must contain only finite values (no NaN or inf)")
-    return array
+    return as_points_array(name, value, allow_single=False)

@@ -19,7 +19,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
@@ -183,11 +182,6 @@ _GROUPS: tuple[tuple[tuple[str, ...], float], ...] = (
     (("lines",), 0.5),
 )
 
-_WORKER = (
-    "import sys; sys.path.insert(0, sys.argv[1]); "
-    "from tilecast.startup import run_families; run_families(sys.argv[2:])"
-)
-
 
 def run_families(names: list[str]) -> None:
     """Run the named families' calls (a warm-up worker's body; see :func:`warmup`).
@@ -209,30 +203,20 @@ def _start_workers() -> list[tuple[subprocess.Popen[bytes], tuple[str, ...], flo
     the largest stays here. Workers compile one kernel at a time
     (``TILECAST_COMPILE_JOBS=1``): the cores are busy with the groups.
     """
-    from tilecast._kernels.jobs import job_count, loaded, patience, share
+    from tilecast._kernels.jobs import job_count, loaded, patience, python_command, share, start
     from tilecast._kernels.walk import WALK_SIGNATURE, walk
 
     jobs = job_count()
     if jobs < 2 or loaded(walk, WALK_SIGNATURE.args):  # a warm cache: just load
         return []
-    import tilecast
-
-    root = str(Path(tilecast.__file__).resolve().parent.parent)
     env = dict(os.environ, TILECAST_COMPILE_JOBS="1")
+    body = "from tilecast.startup import run_families; run_families(sys.argv[2:])"
     workers = []
     _, *elsewhere = share(list(_GROUPS), jobs, key=lambda group: group[1])
     for part in elsewhere:
         names = [name for group in part for name in group[0]]
-        try:
-            worker = subprocess.Popen(
-                [sys.executable, "-c", _WORKER, root, *names],
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),
-            )
-        except OSError:
+        worker = start(python_command(body, *names), env=env)
+        if worker is None:
             continue
         workers.append((worker, tuple(names), patience(sum(group[1] for group in part))))
     return workers

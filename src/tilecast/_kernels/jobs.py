@@ -39,7 +39,7 @@ _logger = logging.getLogger("tilecast")
 #: work out; only the proportions matter).
 Unit = tuple[Any, tuple[Any, ...], float]
 
-START_SECONDS = 1.0  # a worker's start: Python, NumPy, Numba, the kernel module
+_START_SECONDS = 1.0  # a worker's start: Python, NumPy, Numba, the kernel module
 _MAX_JOBS = 4
 _one_at_a_time = threading.RLock()  # two threads' first calls: one shares out the work
 
@@ -155,7 +155,7 @@ def share(items: list[Any], jobs: int, key: Callable[[Any], float]) -> list[list
     [[('b', 5.0), ('a', 0.5)], [('c', 4.5)]]
     """
     groups: list[list[Any]] = [[] for _ in range(jobs)]
-    load = [0.0] + [START_SECONDS] * (jobs - 1)
+    load = [0.0] + [_START_SECONDS] * (jobs - 1)
     for item in sorted(items, key=lambda i: -key(i)):
         g = min(range(jobs), key=lambda k: load[k] + key(item))
         groups[g].append(item)
@@ -163,34 +163,42 @@ def share(items: list[Any], jobs: int, key: Callable[[Any], float]) -> list[list
     return [groups[0]] + [g for g in groups[1:] if g]
 
 
-_WORKER = (
-    "import sys; sys.path.insert(0, sys.argv[1]); "
-    "from tilecast._kernels.jobs import work; sys.exit(work())"
-)
+def python_command(code: str, *args: str) -> list[str]:
+    """``python -c code *args`` run with this process's tilecast first on ``sys.path``.
 
+    The same tilecast, hence the same kernel cache. In ``code``,
+    ``sys.argv[2:]`` are ``args``.
 
-def _worker_command(package_root: str) -> list[str]:
-    """Run :func:`work` with the parent's tilecast first on the path (the same cache)."""
-    return [sys.executable, "-c", _WORKER, package_root]
-
-
-def _start_worker(units: list[Unit]) -> subprocess.Popen[bytes] | None:
+    Examples
+    --------
+    >>> from tilecast._kernels.jobs import python_command
+    >>> python_command("pass", "a")[-1]
+    'a'
+    """
     import tilecast
 
-    package_root = str(Path(tilecast.__file__).resolve().parent.parent)
-    payload = pickle.dumps(
-        [(u[0].py_func.__module__, u[0].py_func.__qualname__, tuple(u[1])) for u in units]
-    )
+    root = str(Path(tilecast.__file__).resolve().parent.parent)
+    prelude = "import sys; sys.path.insert(0, sys.argv[1]); "
+    return [sys.executable, "-c", prelude + code, root, *args]
+
+
+def start(
+    command: list[str], *, payload: bytes | None = None, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes] | None:
+    """Start a quiet worker process (``payload`` on its standard input); None if it cannot start."""
     try:
         worker = subprocess.Popen(
-            _worker_command(package_root),
-            stdin=subprocess.PIPE,
+            command,
+            stdin=subprocess.DEVNULL if payload is None else subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            env=env,
             creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),
         )
     except (OSError, ValueError):
         return None
+    if payload is None:
+        return worker
     try:
         assert worker.stdin is not None
         worker.stdin.write(payload)
@@ -200,6 +208,17 @@ def _start_worker(units: list[Unit]) -> subprocess.Popen[bytes] | None:
         worker.wait()
         return None
     return worker
+
+
+def _worker_command() -> list[str]:
+    return python_command("from tilecast._kernels.jobs import work; sys.exit(work())")
+
+
+def _start_worker(units: list[Unit]) -> subprocess.Popen[bytes] | None:
+    payload = pickle.dumps(
+        [(u[0].py_func.__module__, u[0].py_func.__qualname__, tuple(u[1])) for u in units]
+    )
+    return start(_worker_command(), payload=payload)
 
 
 def _name(unit: Unit) -> str:
