@@ -120,9 +120,9 @@ def test_sweep_matches_reference():
         cone = None if k % 2 else ((1.0, float(rng.uniform(-1, 1))), float(rng.uniform(0.3, 2.5)))
         segs = _prepare(walls, p, radius, None, None)
         got = tc.visibility_polygon(walls.reshape(-1, 2, 2), p, radius=radius, cone=cone)
-        from tilecast.visibility import _as_cone
+        from tilecast._validate import as_cone
 
-        cp = None if cone is None else _cone_points(p, _as_cone(cone))
+        cp = None if cone is None else _cone_points(p, as_cone(cone))
         want = _visibility_reference(segs, p, radius, cp)
         assert got.shape == want.shape
         assert np.allclose(got, want, rtol=0, atol=1e-9)

@@ -21,11 +21,17 @@ if TYPE_CHECKING:
     from tilecast.world import World
 
 __all__ = [
+    "MAGNITUDE_EXPONENT",
+    "MAGNITUDE_HIGH",
+    "MAGNITUDE_LOW",
     "RANGE_DTYPES",
     "all_finite",
     "as_angles",
+    "as_bounds",
     "as_choice",
     "as_choice_index",
+    "as_circles",
+    "as_cone",
     "as_direction",
     "as_finite_float",
     "as_flag",
@@ -38,6 +44,7 @@ __all__ = [
     "as_positive_float",
     "as_range_dtype",
     "as_real_array",
+    "as_segments",
     "check_map",
     "check_out",
 ]
@@ -348,6 +355,77 @@ def check_magnitude(name: str, array: np.ndarray, low: float, high: float) -> No
             f"{name} must have non-zero coordinates of magnitude at least {low:.3g}, "
             f"got {float(small.min()):.3g}"
         )
+
+
+# --------------------------------------------------- walls and visibility queries
+#: Non-zero wall coordinates (and radii) must have magnitudes in
+#: ``[2**-MAGNITUDE_EXPONENT, 2**MAGNITUDE_EXPONENT]`` (about 3.9e-121 to
+#: 2.6e120): there the orientation predicates are exact on every point the
+#: visibility sweep forms and no computed vertex overflows (docs: numeric_range.md).
+MAGNITUDE_EXPONENT = 400
+MAGNITUDE_LOW, MAGNITUDE_HIGH = 2.0**-MAGNITUDE_EXPONENT, 2.0**MAGNITUDE_EXPONENT
+
+
+def as_segments(name: str, value: Any) -> np.ndarray:
+    """Return walls of shape ``(M, 2, 2)`` as a C-contiguous ``(M, 4)`` float64 array."""
+    array = as_regular_array(name, value)
+    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.number):
+        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
+    if array.size == 0:
+        return np.empty((0, 4))
+    if array.ndim != 3 or array.shape[1:] != (2, 2):
+        raise ValueError(f"{name} must have shape (M, 2, 2), got {array.shape}")
+    array = np.ascontiguousarray(array, dtype=np.float64).reshape(-1, 4)
+    if not np.isfinite(array).all():
+        raise ValueError(f"{name} must contain only finite values (no NaN or inf)")
+    return array
+
+
+def as_circles(value: Any) -> np.ndarray:
+    """Return circular occluders ``(x, y, radius)`` as a ``(C, 3)`` float64 array."""
+    array = as_regular_array("circles", value)
+    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.number):
+        raise TypeError(f"circles must hold real numbers, got dtype {array.dtype}")
+    if array.size == 0:
+        return np.empty((0, 3))
+    if array.ndim == 1 and array.shape[0] == 3:
+        array = array.reshape(1, 3)
+    if array.ndim != 2 or array.shape[1] != 3:
+        raise ValueError(f"circles must have shape (C, 3) rows (x, y, radius), got {array.shape}")
+    array = array.astype(np.float64)
+    if not np.isfinite(array).all():
+        raise ValueError("circles must contain only finite values")
+    if (array[:, 2] <= 0).any():
+        raise ValueError("circles radii must be positive")
+    return array
+
+
+def as_cone(value: Any) -> tuple[float, float, float] | None:
+    """Return a cone ``((dx, dy), half_angle)`` as ``(mid_angle, half_angle, 0.0)``.
+
+    None when the half angle is pi or more (the full turn).
+    """
+    if not isinstance(value, tuple | list) or len(value) != 2:
+        raise TypeError("cone must be ((dx, dy), half_angle_radians)")
+    dx, dy = as_point("cone[0]", value[0])
+    if dx == 0.0 and dy == 0.0:
+        raise ValueError("cone[0] (the direction) must not be the zero vector")
+    half = as_finite_float("cone[1]", value[1])
+    if half <= 0.0:
+        raise ValueError(f"cone[1] (the half angle) must be positive, got {half!r}")
+    if half >= math.pi:
+        return None  # the full turn
+    return math.atan2(dy, dx), half, 0.0
+
+
+def as_bounds(value: Any) -> tuple[float, float, float, float]:
+    """Return a clipping rectangle ``(x0, y0, x1, y1)`` with ``x0 < x1`` and ``y0 < y1``."""
+    if not isinstance(value, tuple | list | np.ndarray) or len(value) != 4:
+        raise TypeError("bounds must be (x0, y0, x1, y1)")
+    x0, y0, x1, y1 = (as_finite_float(f"bounds[{k}]", v) for k, v in enumerate(value))
+    if not (x0 < x1 and y0 < y1):
+        raise ValueError(f"bounds must have x0 < x1 and y0 < y1, got {tuple(value)}")
+    return x0, y0, x1, y1
 
 
 # ------------------------------------------------------ scans and sensor models

@@ -19,24 +19,24 @@ import numpy as np
 
 from tilecast._threads import run_tasks
 from tilecast._validate import (
+    MAGNITUDE_HIGH,
+    MAGNITUDE_LOW,
+    as_bounds,
+    as_circles,
+    as_cone,
     as_point,
     as_points_array,
     as_positive_float,
     as_real_array,
+    as_segments,
     check_magnitude,
 )
 from tilecast.grid import Grid
 from tilecast.tiles import TileMap
 from tilecast.visibility import (
-    _HIGH,
-    _INFINITE,
-    _LOW,
-    _as_bounds,
-    _as_circles,
-    _as_cone,
-    _as_segments,
-    _cone_trig,
-    _extra_walls,
+    SEES_TO_INFINITY,
+    cone_trig,
+    extra_walls,
     visibility_polygon,
     wall_segments,
 )
@@ -114,13 +114,13 @@ class VisibilityScene:
     """
 
     def __init__(self, segments: Any, *, circles: Any = None) -> None:
-        segs = _as_segments("segments", segments)
+        segs = as_segments("segments", segments)
         if len(segs) > MAX_WALLS:  # pair codes i * m + j must stay exact as doubles
             raise ValueError(f"segments: at most {MAX_WALLS} walls, got {len(segs)}")
-        circ = None if circles is None else _as_circles(circles)
-        check_magnitude("segments", segs, _LOW, _HIGH)
+        circ = None if circles is None else as_circles(circles)
+        check_magnitude("segments", segs, MAGNITUDE_LOW, MAGNITUDE_HIGH)
         if circ is not None:
-            check_magnitude("circles", circ, _LOW, _HIGH)
+            check_magnitude("circles", circ, MAGNITUDE_LOW, MAGNITUDE_HIGH)
         self._segs = segs
         self._circles = circ if circ is not None and len(circ) else None
         self._lock = threading.Lock()
@@ -229,12 +229,12 @@ class VisibilityScene:
         tuple[float, float, float, float] | None,
     ]:
         r = None if radius is None else as_positive_float("radius", radius)
-        cone_spec = None if cone is None else _as_cone(cone)
-        box = None if bounds is None else _as_bounds(bounds)
+        cone_spec = None if cone is None else as_cone(cone)
+        box = None if bounds is None else as_bounds(bounds)
         if r is not None:
-            check_magnitude("radius", np.array([r]), _LOW, _HIGH)
+            check_magnitude("radius", np.array([r]), MAGNITUDE_LOW, MAGNITUDE_HIGH)
         if box is not None:
-            check_magnitude("bounds", np.array(box), _LOW, _HIGH)
+            check_magnitude("bounds", np.array(box), MAGNITUDE_LOW, MAGNITUDE_HIGH)
         return r, cone_spec, box
 
     def _lex_rows(
@@ -250,7 +250,7 @@ class VisibilityScene:
         with self._lock:
             found = self._bounds_lex.get(box)
         if found is None:
-            edges = _extra_walls((0.0, 0.0), box, None)
+            edges = extra_walls((0.0, 0.0), box, None)
             assert edges is not None
             rows, src = _ks().lex_pieces(np.concatenate([self._segs, edges]))
             m = len(self._segs)
@@ -275,7 +275,7 @@ class VisibilityScene:
             lex_rows,
             lex_src,
             cone is not None,
-            np.array(_cone_trig(cone) if cone is not None else (0.0,) * 4),
+            np.array(cone_trig(cone) if cone is not None else (0.0,) * 4),
         )
         return head, tail, ok
 
@@ -305,13 +305,13 @@ class VisibilityScene:
                 return self._plain_polygon(plain)
         p = as_point("observer", observer)
         r, cone_spec, box = self._options(radius, cone, bounds)
-        check_magnitude("observer", np.array(p), _LOW, _HIGH)
+        check_magnitude("observer", np.array(p), MAGNITUDE_LOW, MAGNITUDE_HIGH)
         if box is not None and not (box[0] < p[0] < box[2] and box[1] < p[1] < box[3]):
             raise ValueError(f"observer {p} must lie strictly inside bounds {box}")
         head, tail, ok = self._query_args(r, cone_spec, box)
         if not (ok and self._inside(p)):
             return self._full(p, radius, cone, bounds)
-        extras = _extra_walls(p, box, self._circles)
+        extras = extra_walls(p, box, self._circles)
         if extras is None:
             return np.empty((0, 2))
         with self._lock:  # the workspace is shared by this scene's single queries
@@ -321,7 +321,7 @@ class VisibilityScene:
                 self._work, self._cover, self._stamp, *_addresses(),
             )  # fmt: skip
         if status == 1:
-            raise ValueError(_INFINITE)
+            raise ValueError(SEES_TO_INFINITY)
         if status == 2:
             return self._full(p, radius, cone, bounds)
         return np.asarray(poly, dtype=np.float64)
@@ -334,7 +334,7 @@ class VisibilityScene:
             self._stamp += 1
             poly, status = kernel(*head, p[0], p[1], *tail, self._stamp, *addresses)
         if status == 1:
-            raise ValueError(_INFINITE)
+            raise ValueError(SEES_TO_INFINITY)
         if status == 2:
             return self._full(p, None, None, None)
         result: np.ndarray = poly
@@ -380,7 +380,7 @@ class VisibilityScene:
         """
         pts = _as_points("observers", observers)
         r, cone_spec, box = self._options(radius, cone, bounds)
-        check_magnitude("observers", pts, _LOW, _HIGH)
+        check_magnitude("observers", pts, MAGNITUDE_LOW, MAGNITUDE_HIGH)
         if box is not None:
             inside = (box[0] < pts[:, 0]) & (pts[:, 0] < box[2])
             inside &= (box[1] < pts[:, 1]) & (pts[:, 1] < box[3])
@@ -401,7 +401,7 @@ class VisibilityScene:
             fast[:] = False  # each observer has its own circle arcs: one at a time
         index = np.flatnonzero(fast)
         chosen = np.ascontiguousarray(pts[index])
-        extras = _extra_walls((0.0, 0.0), box, None)
+        extras = extra_walls((0.0, 0.0), box, None)
         assert extras is not None
 
         def task(lo: int, hi: int) -> None:
@@ -422,7 +422,7 @@ class VisibilityScene:
         bad = dict(zip(index.tolist(), statuses.tolist(), strict=True))
         for q in range(n):
             if bad.get(q) == 1:
-                raise ValueError(f"observers[{q}]: {_INFINITE}")
+                raise ValueError(f"observers[{q}]: {SEES_TO_INFINITY}")
             if out[q] is None:
                 try:
                     out[q] = self.polygon(pts[q], radius=radius, cone=cone, bounds=bounds)
@@ -458,8 +458,8 @@ class VisibilityScene:
         """
         p = as_point("observer", observer)
         pts = _as_points("points", points)
-        check_magnitude("observer", np.array(p), _LOW, _HIGH)
-        check_magnitude("points", pts, _LOW, _HIGH)
+        check_magnitude("observer", np.array(p), MAGNITUDE_LOW, MAGNITUDE_HIGH)
+        check_magnitude("points", pts, MAGNITUDE_LOW, MAGNITUDE_HIGH)
         ks = _ks()
         if self._inside(p):
             with self._lock:
@@ -491,7 +491,9 @@ def _plain_point(value: Any) -> tuple[float, float] | None:
     else:
         return None
     ax, ay = abs(x), abs(y)  # NaN fails both comparisons below
-    if (_LOW <= ax <= _HIGH or ax == 0.0) and (_LOW <= ay <= _HIGH or ay == 0.0):
+    if (MAGNITUDE_LOW <= ax <= MAGNITUDE_HIGH or ax == 0.0) and (
+        MAGNITUDE_LOW <= ay <= MAGNITUDE_HIGH or ay == 0.0
+    ):
         return x, y
     return None
 

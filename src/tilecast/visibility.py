@@ -20,11 +20,15 @@ import numpy as np
 
 from tilecast._threads import numba_parallel
 from tilecast._validate import (
+    MAGNITUDE_HIGH,
+    MAGNITUDE_LOW,
+    as_bounds,
     as_choice,
-    as_finite_float,
+    as_circles,
+    as_cone,
     as_point,
     as_positive_float,
-    as_regular_array,
+    as_segments,
     check_magnitude,
     check_map,
 )
@@ -36,12 +40,10 @@ __all__ = ["visibility_polygon", "wall_segments"]
 #: Angle (radians) either side of each vertex for ``method="rays"``.
 RAY_EPSILON = 1e-5
 _ONE_DEGREE = math.radians(1.0)
-#: Non-zero input coordinates (and radii) must have magnitudes in
-#: ``[2**-MAGNITUDE_EXPONENT, 2**MAGNITUDE_EXPONENT]`` (about 3.9e-121 to
-#: 2.6e120): there the orientation predicates are exact on every point the
-#: sweep forms and no computed vertex overflows (docs: numeric_range.md).
-MAGNITUDE_EXPONENT = 400
-_LOW, _HIGH = 2.0**-MAGNITUDE_EXPONENT, 2.0**MAGNITUDE_EXPONENT
+#: The error when nothing bounds the view (shared with the prepared scene).
+SEES_TO_INFINITY = (
+    "observer sees to infinity in some direction: pass radius= or bounds=, or close the walls"
+)
 
 
 def _kg() -> ModuleType:
@@ -62,62 +64,6 @@ def _kv() -> ModuleType:
     from tilecast._kernels import visibility
 
     return visibility
-
-
-# ---------------------------------------------------------------- validation
-def _as_segments(name: str, value: Any) -> np.ndarray:
-    array = as_regular_array(name, value)
-    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.number):
-        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
-    if array.size == 0:
-        return np.empty((0, 4))
-    if array.ndim != 3 or array.shape[1:] != (2, 2):
-        raise ValueError(f"{name} must have shape (M, 2, 2), got {array.shape}")
-    array = np.ascontiguousarray(array, dtype=np.float64).reshape(-1, 4)
-    if not np.isfinite(array).all():
-        raise ValueError(f"{name} must contain only finite values (no NaN or inf)")
-    return array
-
-
-def _as_circles(value: Any) -> np.ndarray:
-    array = as_regular_array("circles", value)
-    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.number):
-        raise TypeError(f"circles must hold real numbers, got dtype {array.dtype}")
-    if array.size == 0:
-        return np.empty((0, 3))
-    if array.ndim == 1 and array.shape[0] == 3:
-        array = array.reshape(1, 3)
-    if array.ndim != 2 or array.shape[1] != 3:
-        raise ValueError(f"circles must have shape (C, 3) rows (x, y, radius), got {array.shape}")
-    array = array.astype(np.float64)
-    if not np.isfinite(array).all():
-        raise ValueError("circles must contain only finite values")
-    if (array[:, 2] <= 0).any():
-        raise ValueError("circles radii must be positive")
-    return array
-
-
-def _as_cone(value: Any) -> tuple[float, float, float] | None:
-    if not isinstance(value, tuple | list) or len(value) != 2:
-        raise TypeError("cone must be ((dx, dy), half_angle_radians)")
-    dx, dy = as_point("cone[0]", value[0])
-    if dx == 0.0 and dy == 0.0:
-        raise ValueError("cone[0] (the direction) must not be the zero vector")
-    half = as_finite_float("cone[1]", value[1])
-    if half <= 0.0:
-        raise ValueError(f"cone[1] (the half angle) must be positive, got {half!r}")
-    if half >= math.pi:
-        return None  # the full turn
-    return math.atan2(dy, dx), half, 0.0
-
-
-def _as_bounds(value: Any) -> tuple[float, float, float, float]:
-    if not isinstance(value, tuple | list | np.ndarray) or len(value) != 4:
-        raise TypeError("bounds must be (x0, y0, x1, y1)")
-    x0, y0, x1, y1 = (as_finite_float(f"bounds[{k}]", v) for k, v in enumerate(value))
-    if not (x0 < x1 and y0 < y1):
-        raise ValueError(f"bounds must have x0 < x1 and y0 < y1, got {tuple(value)}")
-    return x0, y0, x1, y1
 
 
 # ------------------------------------------------------------- preparation
@@ -152,7 +98,7 @@ def _circle_walls(circles: np.ndarray, p: tuple[float, float]) -> np.ndarray | N
     return np.array(walls, dtype=np.float64).reshape(-1, 4)
 
 
-def _extra_walls(
+def extra_walls(
     p: tuple[float, float],
     bounds: tuple[float, float, float, float] | None,
     circles: np.ndarray | None,
@@ -193,7 +139,7 @@ def _prepare(
     circles' arcs and the bounds) split where they cross, clipped to the
     disc, those through p dropped, and sorted (see ``prepare_walls``).
     """
-    extras = _extra_walls(p, bounds, circles)
+    extras = extra_walls(p, bounds, circles)
     if extras is None:
         return None
     segs = np.ascontiguousarray(segs, dtype=np.float64).reshape(-1, 4)
@@ -214,7 +160,7 @@ def _prepare(
     return prepared
 
 
-def _cone_trig(cone: tuple[float, float, float]) -> tuple[float, float, float, float]:
+def cone_trig(cone: tuple[float, float, float]) -> tuple[float, float, float, float]:
     """Directions of the cone's two edges (cos, sin of each)."""
     mid, half, _ = cone
     return math.cos(mid - half), math.sin(mid - half), math.cos(mid + half), math.sin(mid + half)
@@ -222,7 +168,7 @@ def _cone_trig(cone: tuple[float, float, float]) -> tuple[float, float, float, f
 
 def _cone_points(p: tuple[float, float], cone: tuple[float, float, float]) -> tuple[float, ...]:
     """Points on the cone's edges, one unit (or |p|) from p: the sweep's start and end."""
-    c1, s1, c2, s2 = _cone_trig(cone)
+    c1, s1, c2, s2 = cone_trig(cone)
     scale = max(1.0, abs(p[0]), abs(p[1]))
     return (p[0] + scale * c1, p[1] + scale * s1, p[0] + scale * c2, p[1] + scale * s2)
 
@@ -313,21 +259,21 @@ def visibility_polygon(
     >>> visibility_polygon(pillar, (2, 2), radius=1.0).shape
     (360, 2)
     """
-    segs = _as_segments("segments", segments)
+    segs = as_segments("segments", segments)
     p = as_point("observer", observer)
     r = None if radius is None else as_positive_float("radius", radius)
-    cone_spec = None if cone is None else _as_cone(cone)
-    box = None if bounds is None else _as_bounds(bounds)
-    circ = None if circles is None else _as_circles(circles)
+    cone_spec = None if cone is None else as_cone(cone)
+    box = None if bounds is None else as_bounds(bounds)
+    circ = None if circles is None else as_circles(circles)
     method = as_choice("method", method, ("sweep", "rays"))
-    check_magnitude("segments", segs, _LOW, _HIGH)
-    check_magnitude("observer", np.array(p), _LOW, _HIGH)
+    check_magnitude("segments", segs, MAGNITUDE_LOW, MAGNITUDE_HIGH)
+    check_magnitude("observer", np.array(p), MAGNITUDE_LOW, MAGNITUDE_HIGH)
     if r is not None:
-        check_magnitude("radius", np.array([r]), _LOW, _HIGH)
+        check_magnitude("radius", np.array([r]), MAGNITUDE_LOW, MAGNITUDE_HIGH)
     if box is not None:
-        check_magnitude("bounds", np.array(box), _LOW, _HIGH)
+        check_magnitude("bounds", np.array(box), MAGNITUDE_LOW, MAGNITUDE_HIGH)
     if circ is not None:
-        check_magnitude("circles", circ, _LOW, _HIGH)
+        check_magnitude("circles", circ, MAGNITUDE_LOW, MAGNITUDE_HIGH)
     if box is not None and not (box[0] < p[0] < box[2] and box[1] < p[1] < box[3]):
         raise ValueError(f"observer {p} must lie strictly inside bounds {box}")
     prepared = _prepare(segs, p, r, box, circ, split=method == "sweep")
@@ -336,7 +282,7 @@ def visibility_polygon(
     # Crossing points and arc points are rounded; one that lands extremely
     # close to zero (next to ordinary coordinates) would take the exact
     # predicates beyond float64 (see _kernels.geometry): refuse, never guess.
-    check_magnitude("segments", prepared, 2.0 ** -_kg().SAFE_EXPONENT, _HIGH * 4.0)
+    check_magnitude("segments", prepared, 2.0 ** -_kg().SAFE_EXPONENT, MAGNITUDE_HIGH * 4.0)
     if method == "rays":
         return _rays(prepared, p, r, cone_spec)
     if cone_spec is None:
@@ -346,13 +292,8 @@ def visibility_polygon(
             prepared, p[0], p[1], r or 0.0, True, *_cone_points(p, cone_spec)
         )
     if status:
-        raise ValueError(_INFINITE)
+        raise ValueError(SEES_TO_INFINITY)
     return np.asarray(polygon, dtype=np.float64)
-
-
-_INFINITE = (
-    "observer sees to infinity in some direction: pass radius= or bounds=, or close the walls"
-)
 
 
 def _rays(
@@ -379,7 +320,7 @@ def _rays(
     with numba_parallel():
         t = _kv().cast_rays(segs, p[0], p[1], dirs, np.inf if radius is None else radius)
     if np.isinf(t).any():
-        raise ValueError(_INFINITE)
+        raise ValueError(SEES_TO_INFINITY)
     points: np.ndarray = np.asarray(p) + dirs * t[:, None]
     if cone is not None:
         points = np.vstack([[p], points])
