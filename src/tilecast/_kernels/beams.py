@@ -20,7 +20,7 @@ _PIO2_1 = 1.57079632673412561417e00
 _PIO2_2 = 6.07710050630396597660e-11
 _PIO2_3 = 2.02226624871116645580e-21
 _TWO_OVER_PI = 0.636619772367581343076
-_SINCOS_RANGE = 4.0e5  # |k| < 2**18 here; beyond, fall back to libm
+SINCOS_RANGE = 4.0e5  # |k| < 2**18 here; beyond, fall back to libm
 
 
 @njit(cache=True, inline="always")
@@ -30,14 +30,14 @@ def sincos(x):
     Range reduction by pi/2 (three-part constant), then Taylor polynomials
     on [-pi/4, pi/4] (their truncation error is below 1e-19 there).
     """
-    if not abs(x) < _SINCOS_RANGE:
+    if not abs(x) < SINCOS_RANGE:
         return math.sin(x), math.cos(x)
     return sincos_near(x)
 
 
 @njit(cache=True, inline="always")
 def sincos_near(x):
-    """:func:`sincos` for ``abs(x) < _SINCOS_RANGE`` (no branch: loops over it vectorise)."""
+    """:func:`sincos` for ``abs(x) < SINCOS_RANGE`` (no branch: loops over it vectorise)."""
     k = math.floor(x * _TWO_OVER_PI + 0.5)
     r = ((x - k * _PIO2_1) - k * _PIO2_2) - k * _PIO2_3
     r2 = r * r

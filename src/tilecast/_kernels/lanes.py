@@ -53,19 +53,19 @@ import numpy as np
 from numba import njit
 
 from tilecast._kernels import internal
-from tilecast._kernels.beams import _SINCOS_RANGE, sincos_near
+from tilecast._kernels.beams import SINCOS_RANGE, sincos_near
 from tilecast._kernels.intrinsics import bits_float, float_bits, prefetch
 from tilecast._kernels.jobs import argument_types
 from tilecast._kernels.maps import OFF_EMPTY
 from tilecast._kernels.walk import (
-    _ESTIMATE_ERROR,
-    _FILTER,
-    _SAFE_DIRECTION,
-    _SAFE_LARGE,
-    _SAFE_SMALL,
     DONE,
+    ESTIMATE_ERROR,
+    FILTER,
     FIRST,
     FOUND,
+    SAFE_DIRECTION,
+    SAFE_LARGE,
+    SAFE_SMALL,
     UNSAFE,
     call_walk,
     compile_walk_with,
@@ -144,10 +144,10 @@ def _stage(m, ox, oy, w, h, rows, cols, xs, ys, dxs, dys, limits, sf, si):
         du = dx / w
         dv = dy / h
         safe = (
-            ((u0 == 0.0) | ((abs(u0) >= _SAFE_SMALL) & (abs(u0) <= _SAFE_LARGE)))
-            & ((v0 == 0.0) | ((abs(v0) >= _SAFE_SMALL) & (abs(v0) <= _SAFE_LARGE)))
-            & ((du == 0.0) | ((abs(du) >= _SAFE_SMALL) & (abs(du) <= _SAFE_DIRECTION)))
-            & ((dv == 0.0) | ((abs(dv) >= _SAFE_SMALL) & (abs(dv) <= _SAFE_DIRECTION)))
+            ((u0 == 0.0) | ((abs(u0) >= SAFE_SMALL) & (abs(u0) <= SAFE_LARGE)))
+            & ((v0 == 0.0) | ((abs(v0) >= SAFE_SMALL) & (abs(v0) <= SAFE_LARGE)))
+            & ((du == 0.0) | ((abs(du) >= SAFE_SMALL) & (abs(du) <= SAFE_DIRECTION)))
+            & ((dv == 0.0) | ((abs(dv) >= SAFE_SMALL) & (abs(dv) <= SAFE_DIRECTION)))
         )
         norm = math.sqrt(dx * dx + dy * dy)
         px = np.float64(du > 0.0)
@@ -231,7 +231,7 @@ def _advance(flat, row_step, lf, li):
         a = ax * lf[FX * LANE_STRIDE + t]
         b = by * lf[FY * LANE_STRIDE + t]
         diff = a - b
-        tol = _FILTER * (a + b)
+        tol = FILTER * (a + b)
         # both candidate crossings are worked out, then one is chosen (every
         # value is loaded unconditionally: a choice between two loads would
         # stop the loop from vectorising)
@@ -245,7 +245,7 @@ def _advance(flat, row_step, lf, li):
         distance = distance_y if y_first else distance_x
         floor = math.floor(estimate)
         frac = estimate - floor
-        bound = _ESTIMATE_ERROR * (abs(estimate) + abs(start)) + 1e-300
+        bound = ESTIMATE_ERROR * (abs(estimate) + abs(start)) + 1e-300
         landed = np.int64(floor)
         over = distance > lf[HI_D * LANE_STRIDE + t]
         sure = (
@@ -343,7 +343,7 @@ def _gather(kind, first, m, origins, directions, origin_stride, max_distances, p
             limits[s] = cosine
         for s in range(m):
             angle = dxs[s]
-            if abs(angle) < _SINCOS_RANGE:
+            if abs(angle) < SINCOS_RANGE:
                 dxs[s] = limits[s]
             else:  # rare: libm
                 dxs[s] = math.cos(angle)

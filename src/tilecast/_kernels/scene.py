@@ -41,12 +41,12 @@ from tilecast._kernels.jobs import argument_types, compile_together
 from tilecast._kernels.visibility import (
     FINISH_SIGNATURE,
     SWEEP_SIGNATURE,
-    _on_open_segment,
     call_finish_walls,
     call_sweep,
     cell_span,
     finish_walls,
     near_walls,
+    on_open_segment,
     pair_orientations,
     pseudo_angle,
     row_order,
@@ -154,8 +154,8 @@ def _cuts(segs, j, i):
     o2 = orient2d(ax, ay, bx, by, dx, dy)
     if o1 * o2 < 0 and orient2d(cx, cy, dx, dy, ax, ay) * orient2d(cx, cy, dx, dy, bx, by) < 0:
         return True  # a proper crossing
-    return (o1 == 0 and _on_open_segment(ax, ay, bx, by, cx, cy)) or (
-        o2 == 0 and _on_open_segment(ax, ay, bx, by, dx, dy)
+    return (o1 == 0 and on_open_segment(ax, ay, bx, by, cx, cy)) or (
+        o2 == 0 and on_open_segment(ax, ay, bx, by, dx, dy)
     )
 
 

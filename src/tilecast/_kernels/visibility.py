@@ -58,7 +58,7 @@ def _filled(n, value):
 
 
 @internal
-def _on_open_segment(ax, ay, bx, by, qx, qy):
+def on_open_segment(ax, ay, bx, by, qx, qy):
     # q is known to be collinear with a-b; is it strictly between a and b?
     if ax != bx:
         return min(ax, bx) < qx < max(ax, bx)
@@ -251,13 +251,13 @@ def _split_pair(segs, i, j, buf_seg, buf_xy, n):
         buf_seg, buf_xy, n = _push(buf_seg, buf_xy, n, i, x, y)
         return _push(buf_seg, buf_xy, n, j, x, y)
     # Touching (including collinear overlap): split at existing ends.
-    if o1 == 0 and _on_open_segment(ax, ay, bx, by, cx, cy):
+    if o1 == 0 and on_open_segment(ax, ay, bx, by, cx, cy):
         buf_seg, buf_xy, n = _push(buf_seg, buf_xy, n, i, cx, cy)
-    if o2 == 0 and _on_open_segment(ax, ay, bx, by, dx, dy):
+    if o2 == 0 and on_open_segment(ax, ay, bx, by, dx, dy):
         buf_seg, buf_xy, n = _push(buf_seg, buf_xy, n, i, dx, dy)
-    if o3 == 0 and _on_open_segment(cx, cy, dx, dy, ax, ay):
+    if o3 == 0 and on_open_segment(cx, cy, dx, dy, ax, ay):
         buf_seg, buf_xy, n = _push(buf_seg, buf_xy, n, j, ax, ay)
-    if o4 == 0 and _on_open_segment(cx, cy, dx, dy, bx, by):
+    if o4 == 0 and on_open_segment(cx, cy, dx, dy, bx, by):
         buf_seg, buf_xy, n = _push(buf_seg, buf_xy, n, j, bx, by)
     return buf_seg, buf_xy, n
 

@@ -38,15 +38,19 @@ from tilecast._kernels.jobs import compile_together
 from tilecast._kernels.maps import MIXED_TILE, OFF_EMPTY, SOLID
 
 CORNER_NORMAL = 1.0 / math.sqrt(2.0)
-_FILTER = 1e-15
-_SAFE_SMALL = 2.0**-300
-_SAFE_LARGE = 2.0**50
-_SAFE_DIRECTION = 2.0**300
+#: Relative error bound of the float crossing order; closer calls go exact.
+FILTER = 1e-15
+#: The safe range: every non-zero tile-space start coordinate in
+#: [SAFE_SMALL, SAFE_LARGE], every direction component in [SAFE_SMALL,
+#: SAFE_DIRECTION]; other rays get UNSAFE.
+SAFE_SMALL = 2.0**-300
+SAFE_LARGE = 2.0**50
+SAFE_DIRECTION = 2.0**300
 _LIMIT_CAP = 2.0**52
 # Error bound of a jump's landing estimate v0 + (X - u0) * slope, relative to
 # |estimate| + |v0| (about 5 units in the last place with the slope rounded
 # twice; 2e-15 is 9), plus a tiny absolute term for estimates near zero.
-_ESTIMATE_ERROR = 2e-15
+ESTIMATE_ERROR = 2e-15
 NO_LIMIT = np.int64(2**62)
 EMPTY_PIXEL = -3  # walk value EMPTY_PIXEL - r: a clear pixel of a mixed tile, clearance r
 # Jump inside a mixed tile only from pixels whose clearance is at least this.
@@ -95,7 +99,7 @@ def order(x_line, y_line, u0, v0, adu, adv, adu_lo, adv_lo, sx, sy):
     lhs = (x_line - u0) * sx * adv
     rhs = (y_line - v0) * sy * adu
     diff = lhs - rhs
-    tol = _FILTER * (lhs + rhs)
+    tol = FILTER * (lhs + rhs)
     if diff < -tol:
         return -1
     if diff > tol:
@@ -193,7 +197,7 @@ def line_limit(u0, du, norm, max_distance, s):
 
 @internal
 def _safe(x, large):
-    return x == 0.0 or _SAFE_SMALL <= abs(x) <= large
+    return x == 0.0 or SAFE_SMALL <= abs(x) <= large
 
 
 @internal
@@ -227,10 +231,10 @@ def start_ray(ox, oy, w, h, x0, y0, dx, dy):
         v0 = (y0 - oy) / h
         dv = dy / h
     safe = (
-        _safe(u0, _SAFE_LARGE)
-        and _safe(v0, _SAFE_LARGE)
-        and _safe(du, _SAFE_DIRECTION)
-        and _safe(dv, _SAFE_DIRECTION)
+        _safe(u0, SAFE_LARGE)
+        and _safe(v0, SAFE_LARGE)
+        and _safe(du, SAFE_DIRECTION)
+        and _safe(dv, SAFE_DIRECTION)
     )
     norm = math.sqrt(dx * dx + dy * dy)  # not hypot: libm and CPython differ by an ulp
     return safe, u0, v0, du, dv, dx, dy, norm
@@ -440,10 +444,10 @@ def walk(info, variants, pixels, outside_solid, tile_jump_min, ox, oy, pw, ph, m
         dy = 0.0
         norm = 1.0
         safe = (
-            _safe(u0, _SAFE_LARGE)
-            and _safe(v0, _SAFE_LARGE)
-            and _safe(u1, _SAFE_LARGE)
-            and _safe(v1, _SAFE_LARGE)
+            _safe(u0, SAFE_LARGE)
+            and _safe(v0, SAFE_LARGE)
+            and _safe(u1, SAFE_LARGE)
+            and _safe(v1, SAFE_LARGE)
         )
     else:
         safe, u0, v0, du, dv, dx, dy, norm = start_ray(ox, oy, pw, ph, x0, y0, x1, y1)
