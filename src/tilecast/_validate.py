@@ -33,8 +33,10 @@ __all__ = [
     "as_circles",
     "as_cone",
     "as_direction",
+    "as_directions_array",
     "as_finite_float",
     "as_flag",
+    "as_max_distances",
     "as_max_range",
     "as_nonnegative_float",
     "as_observed",
@@ -236,6 +238,39 @@ def as_points_array(name: str, value: Any, *, allow_single: bool = True) -> np.n
     if not all_finite(array):
         raise ValueError(f"{name} must contain only finite values (no NaN or inf)")
     return array
+
+
+_INF_DISTANCE = np.full(1, math.inf)  # never written
+
+
+def as_max_distances(value: Any, n: int) -> NDArray[np.float64]:
+    """Return ``max_distance`` (a scalar or ``(n,)``) as a float64 array of 1 or n limits."""
+    if type(value) is float and value >= 0.0:
+        return _INF_DISTANCE if value == math.inf else np.full(1, value)
+    array = as_real_array("max_distance", value)
+    if array.ndim == 0:
+        array = array.reshape(1)
+    elif array.shape != (n,):
+        raise ValueError(f"max_distance must be a scalar or have shape ({n},), got {array.shape}")
+    if np.isnan(array).any():
+        raise ValueError("max_distance must not be NaN")
+    if (array < 0).any():
+        raise ValueError("max_distance must be non-negative")
+    return np.ascontiguousarray(array, dtype=np.float64)
+
+
+def as_directions_array(value: Any) -> NDArray[np.float64]:
+    """Return ``directions`` as ``(N, 2)`` float64 rows, none of them the zero vector."""
+    directions = as_points_array("directions", value)
+    if len(directions) <= 16:  # Python is faster than three ufunc calls here
+        if (0.0, 0.0) not in map(tuple, directions.tolist()):
+            return directions
+    zero = (directions[:, 0] == 0.0) & (directions[:, 1] == 0.0)
+    if zero.any():
+        raise ValueError(
+            f"directions must not contain the zero vector (row {int(np.argmax(zero))})"
+        )
+    return directions
 
 
 def as_cell(name: str, cell: Any) -> tuple[int, int]:

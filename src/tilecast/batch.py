@@ -26,15 +26,16 @@ from tilecast._validate import (
     as_angles,
     as_choice_index,
     as_direction,
+    as_directions_array,
     as_finite_float,
     as_flag,
     as_max_distance,
+    as_max_distances,
     as_max_range,
     as_point,
     as_points_array,
     as_poses,
     as_range_dtype,
-    as_real_array,
     check_map,
     check_out,
 )
@@ -78,7 +79,6 @@ def _load_cast_range() -> Any:
     return _cast_range
 
 
-_INF_DISTANCE = np.full(1, math.inf)  # never written
 # where a small batch on a grid writes pixels nobody reads (rows < _SMALL_BATCH)
 _NO_PIXELS = np.empty((_SMALL_BATCH, 2), dtype=np.int64)
 # the inputs and outputs a batch or a scan does not use (never read or written)
@@ -88,34 +88,6 @@ _NO_POINTS = np.empty((0, 2))
 _NO_LIMITS = np.empty(0)
 _NO_CELLS = np.empty((0, 2), dtype=np.int64)
 _NO_INSIDE = np.empty(0, dtype=np.bool_)
-
-
-def _as_max_distances(value: Any, n: int) -> NDArray[np.float64]:
-    if type(value) is float and value >= 0.0:
-        return _INF_DISTANCE if value == math.inf else np.full(1, value)
-    array = as_real_array("max_distance", value)
-    if array.ndim == 0:
-        array = array.reshape(1)
-    elif array.shape != (n,):
-        raise ValueError(f"max_distance must be a scalar or have shape ({n},), got {array.shape}")
-    if np.isnan(array).any():
-        raise ValueError("max_distance must not be NaN")
-    if (array < 0).any():
-        raise ValueError("max_distance must be non-negative")
-    return np.ascontiguousarray(array, dtype=np.float64)
-
-
-def _as_directions(value: Any) -> NDArray[np.float64]:
-    directions = as_points_array("directions", value)
-    if len(directions) <= 16:  # Python is faster than three ufunc calls here
-        if (0.0, 0.0) not in map(tuple, directions.tolist()):
-            return directions
-    zero = (directions[:, 0] == 0.0) & (directions[:, 1] == 0.0)
-    if zero.any():
-        raise ValueError(
-            f"directions must not contain the zero vector (row {int(np.argmax(zero))})"
-        )
-    return directions
 
 
 def _far_path(
@@ -273,7 +245,7 @@ def raycast_many(
         hit = cast_one(world, view, is_tilemap, x0, y0, dx, dy, limit, gaps, ignore, "origins")
         return _one_ray(hit, is_tilemap)
     origin_array = as_points_array("origins", origins)
-    direction_array = _as_directions(directions)
+    direction_array = as_directions_array(directions)
     n_origins, n_directions = len(origin_array), len(direction_array)
     if n_origins != 1 and n_directions != 1 and n_origins != n_directions:
         raise ValueError(
@@ -281,7 +253,7 @@ def raycast_many(
             "number of rows, or one of them a single row"
         )
     n = n_directions if n_origins == 1 else n_origins
-    max_distances = _as_max_distances(max_distance, n)
+    max_distances = as_max_distances(max_distance, n)
     stride = max(n, 1) if n_origins == 1 else 1
 
     def cast() -> tuple[NDArray[Any], ...]:

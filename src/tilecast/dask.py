@@ -31,7 +31,9 @@ from tilecast import batch, field_of_view, sensor
 from tilecast._validate import (
     as_angles,
     as_choice_index,
+    as_directions_array,
     as_flag,
+    as_max_distances,
     as_max_range,
     as_observed,
     as_points_array,
@@ -496,7 +498,7 @@ def raycast_many(
     along = given[0].chunks[0] if given else _default_chunk(chunk, 1)
     rays = [
         _ray_rows("origins", origins, along, lambda v: as_points_array("origins", v)),
-        _ray_rows("directions", directions, along, batch._as_directions),
+        _ray_rows("directions", directions, along, as_directions_array),
     ]
     counts = {len(r) if isinstance(r, np.ndarray) else r.shape[0] for r in rays} - {1}
     if len(counts) > 1:
@@ -557,8 +559,8 @@ def _ray_limits(max_distance: Any, n: int, along: Any) -> Any:
             max_distance = max_distance.rechunk({0: along})
         return max_distance[:, np.newaxis]
     if as_real_array("max_distance", max_distance).ndim == 0:
-        return float(batch._as_max_distances(max_distance, 1)[0])
-    checked = batch._as_max_distances(max_distance, n)
+        return float(as_max_distances(max_distance, 1)[0])
+    checked = as_max_distances(max_distance, n)
     return _dask_array().from_array(checked[:, np.newaxis], chunks=(along, 1), name=False)
 
 
@@ -618,7 +620,7 @@ def fov_counts(
     """
     da = _dask_array()
     world = check_map(grid)
-    field_of_view._range_limit(world, radius, metric)  # checks radius and metric
+    field_of_view.range_limit(world, radius, metric)  # checks radius and metric
     options = {"metric": metric, "light_walls": as_flag("light_walls", light_walls)}
     if chunk is not None:
         _as_chunk(chunk)
@@ -632,12 +634,12 @@ def fov_counts(
         blocks = _check_dask_rows("origins", origins, 2, kinds="iu")
         n = blocks.shape[0]
     else:
-        cells = field_of_view._check_origins(world, "origins", origins)
+        cells = field_of_view.check_origins(world, "origins", origins)
         n = len(cells)
         size = _fov_chunk(chunk, n)
         blocks = da.from_array(cells, chunks=(size, 2), name=False)
-    if not math.isnan(n) and n > field_of_view._MAX_COUNTED:
-        raise ValueError(f"origins may hold at most {field_of_view._MAX_COUNTED} cells, got {n}")
+    if not math.isnan(n) and n > field_of_view.MAX_COUNTED:
+        raise ValueError(f"origins may hold at most {field_of_view.MAX_COUNTED} cells, got {n}")
     rows, cols = world.shape
     partial = da.map_blocks(
         _counts_block, blocks, _shared(world, "map"), radius, options, free,

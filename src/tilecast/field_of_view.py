@@ -46,7 +46,7 @@ __all__ = ["FOV_COMBINE", "FOV_METRICS", "fov", "fov_counts", "fov_many"]
 FOV_METRICS = ("euclidean", "chebyshev", "manhattan")
 FOV_COMBINE = ("any", "count", "none")
 #: Most origins one call may count: origin k tags the cells it counted with k + 1 (int32).
-_MAX_COUNTED = 2**31 - 2
+MAX_COUNTED = 2**31 - 2
 #: Fewest cells a parallel call should have in range in all (origins x cells in range
 #: of one), about a millisecond of scanning: below it one thread is about as fast, and
 #: on a busy machine waiting for a descheduled worker thread (milliseconds) is slower.
@@ -143,7 +143,7 @@ def fov(
     """
     world = check_map(grid)
     ox, oy = _check_origin(world, "origin_cell", as_cell("origin_cell", origin_cell))
-    code, bound = _range_limit(world, radius, metric)
+    code, bound = range_limit(world, radius, metric)
     lit = as_flag("light_walls", light_walls)
     rows, cols = world.shape
     # np.zeros is lazily zeroed by the OS: pages the scan never writes cost nothing.
@@ -217,8 +217,8 @@ def fov_many(
     (2, 5, 9)
     """
     world = check_map(grid)
-    origins = _check_origins(world, "origin_cells", origin_cells)
-    code, bound = _range_limit(world, radius, metric)
+    origins = check_origins(world, "origin_cells", origin_cells)
+    code, bound = range_limit(world, radius, metric)
     lit = as_flag("light_walls", light_walls)
     how = as_choice("combine", combine, FOV_COMBINE)
     if how == "count":
@@ -290,8 +290,8 @@ def fov_counts(
         rows_of, cols_of = np.nonzero(~world.solid)
         cells = np.ascontiguousarray(np.column_stack([cols_of, rows_of]), dtype=np.int64)
     else:
-        cells = _check_origins(world, "origins", origins)
-    code, bound = _range_limit(world, radius, metric)
+        cells = check_origins(world, "origins", origins)
+    code, bound = range_limit(world, radius, metric)
     lit = as_flag("light_walls", light_walls)
     return _counts(world, cells, code, bound, lit)
 
@@ -380,7 +380,7 @@ def _each(grid: World, origins: np.ndarray, code: int, bound: int, lit: bool) ->
 # ------------------------------------------------------------------ validation
 
 
-def _check_origins(grid: World, name: str, cells: Any) -> np.ndarray:
+def check_origins(grid: World, name: str, cells: Any) -> np.ndarray:
     """Return ``cells`` as ``(N, 2)`` int64 cells on the map, or raise naming ``name``."""
     origins = as_cell_array(name, cells)
     off_map = (
@@ -392,8 +392,8 @@ def _check_origins(grid: World, name: str, cells: Any) -> np.ndarray:
     if off_map.any():
         k = int(np.argmax(off_map))
         _check_origin(grid, f"{name}[{k}]", (int(origins[k, 0]), int(origins[k, 1])))
-    if len(origins) > _MAX_COUNTED:
-        raise ValueError(f"{name} may hold at most {_MAX_COUNTED} cells, got {len(origins)}")
+    if len(origins) > MAX_COUNTED:
+        raise ValueError(f"{name} may hold at most {MAX_COUNTED} cells, got {len(origins)}")
     return origins
 
 
@@ -407,7 +407,7 @@ def _check_origin(grid: World, name: str, cell: tuple[int, int]) -> tuple[int, i
     return i, j
 
 
-def _range_limit(grid: World, radius: Any, metric: Any) -> tuple[int, int]:
+def range_limit(grid: World, radius: Any, metric: Any) -> tuple[int, int]:
     """Turn ``radius`` and ``metric`` into the kernel's (metric code, integer bound).
 
     The bound is exact: an integer offset ``(dx, dy)`` is in range when
