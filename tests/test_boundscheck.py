@@ -34,6 +34,7 @@ KERNEL_TESTS = (
     "test_walk.py",
     "test_sensor.py",
     "test_visibility_scene.py",
+    "test_scene_expansion.py",
     "test_concurrency.py",
     "test_kernel_entry_points.py",
 )

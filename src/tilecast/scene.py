@@ -173,17 +173,28 @@ class VisibilityScene:
         piece_at = np.argsort(src, kind="stable")
         piece_start = np.zeros(m + 1, dtype=np.int64)
         np.cumsum(np.bincount(src, minlength=m), out=piece_start[1:])
+        self._fallback = not ks.in_range(rows)
+        # the triangulation plain queries expand in (none: they flood)
+        triangulated = None
+        if not self._fallback:
+            from tilecast._kernels.expansion import prepare
+
+            triangulated = prepare(rows, self._x0, self._y0, h, self._nx, self._ny)
+        self._mesh: np.ndarray
+        self._mesh, tri_start = triangulated or (np.empty((0, 12)), np.empty(0, dtype=np.int64))
         self._index = ks.pack_index(
             self._nx, self._ny, starts, members, nb_start, nb, cut_start, cut,
-            piece_start, piece_at, end_start, orig,
+            piece_start, piece_at, end_start, orig, tri_start,
         )  # fmt: skip
-        self._fallback = not ks.in_range(rows)
         # the workspace of single queries (polygon, visible), used under the lock
-        self._work, self._cover = ks.new_workspace(len(segs), self._nx * self._ny, len(rows))
+        self._work, self._cover, self._stack = ks.new_workspace(
+            len(segs), self._nx * self._ny, len(rows), len(self._mesh)
+        )
         if not self._fallback and self._circles is None:
             self._plain = (
-                ks.polygon, (*self._grid_args(), np.empty((0, 4))),
-                (0.0, np.empty(0), rows, src, False, np.zeros(4), self._work, self._cover),
+                ks.polygon, (*self._query_grid(), np.empty((0, 4))),
+                (0.0, np.empty(0), rows, src, False, np.zeros(4), self._work, self._cover,
+                 self._stack),
                 _addresses(),
             )  # fmt: skip
 
@@ -212,6 +223,10 @@ class VisibilityScene:
     # ---------------------------------------------------------------- queries
     def _grid_args(self) -> tuple[Any, ...]:
         return self._walls, self._far_ends, self._index, self._x0, self._y0, self._h
+
+    def _query_grid(self) -> tuple[Any, ...]:
+        """:meth:`_grid_args` with the triangulation: the query kernels' first arguments."""
+        return self._walls, self._far_ends, self._index, self._mesh, self._x0, self._y0, self._h
 
     def _inside(self, p: tuple[float, float]) -> bool:
         """Say whether p lies in the prepared grid (else visibility_polygon answers)."""
@@ -317,8 +332,8 @@ class VisibilityScene:
         with self._lock:  # the workspace is shared by this scene's single queries
             self._stamp += 1
             poly, status = _ks().polygon(
-                *self._grid_args(), extras, p[0], p[1], *head, *tail,
-                self._work, self._cover, self._stamp, *_addresses(),
+                *self._query_grid(), extras, p[0], p[1], *head, *tail,
+                self._work, self._cover, self._stack, self._stamp, *_addresses(),
             )  # fmt: skip
         if status == 1:
             raise ValueError(SEES_TO_INFINITY)
@@ -406,7 +421,7 @@ class VisibilityScene:
 
         def task(lo: int, hi: int) -> None:
             vertices, offsets, status = _ks().polygons(
-                *self._grid_args(), extras, chosen[lo:hi], *head, *tail, *_addresses()
+                *self._query_grid(), extras, chosen[lo:hi], *head, *tail, *_addresses()
             )
             for k in range(hi - lo):
                 q = int(index[lo + k])

@@ -36,6 +36,7 @@ from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from tilecast._kernels import internal
+from tilecast._kernels.expansion import ENDLESS, UNSURE, expand, triangulate
 from tilecast._kernels.geometry import SAFE_EXPONENT, orient2d
 from tilecast._kernels.jobs import argument_types, compile_together
 from tilecast._kernels.visibility import (
@@ -202,11 +203,11 @@ _DIRS = _wedge_directions()  # a constant of the compiled kernels
 
 # The scene's integer lists in one array (fewer arguments per call): nx, ny,
 # the offsets of the parts, then the parts (see pack_index, unpack_index).
-_PARTS = 10
+_PARTS = 11
 
 
 def pack_index(nx: int, ny: int, *parts: np.ndarray) -> np.ndarray:
-    """``[nx, ny, offsets (11), *parts]``, int64: the lists :func:`unpack_index` returns."""
+    """``[nx, ny, offsets (12), *parts]``, int64: the lists :func:`unpack_index` returns."""
     assert len(parts) == _PARTS
     sizes = [len(part) for part in parts]
     offsets = 2 + _PARTS + 1 + np.concatenate([[0], np.cumsum(sizes)])
@@ -216,12 +217,14 @@ def pack_index(nx: int, ny: int, *parts: np.ndarray) -> np.ndarray:
 @internal
 def unpack_index(index):
     """nx, ny, starts, members, nb_start, nb, cut_start, cut, piece_start, piece_at, end_start,
-    orig.
+    orig, tri_start.
 
     Cells' walls (CSR over cells), walls touching each wall, walls cutting
     each wall, each wall's positions among the sorted pieces, each wall
-    end's touching far ends (:func:`build_ends`) and each wall's number in
-    the walls as given, as views of ``index``.
+    end's touching far ends (:func:`build_ends`), each wall's number in
+    the walls as given and each cell's first triangle for the expansion
+    (:func:`tilecast._kernels.expansion.cell_starts`; empty without a
+    triangulation), as views of ``index``.
     """
     o = index[2 : 3 + _PARTS]
     return (
@@ -229,6 +232,7 @@ def unpack_index(index):
         index[o[0] : o[1]], index[o[1] : o[2]], index[o[2] : o[3]],
         index[o[3] : o[4]], index[o[4] : o[5]], index[o[5] : o[6]],
         index[o[6] : o[7]], index[o[7] : o[8]], index[o[8] : o[9]], index[o[9] : o[10]],
+        index[o[10] : o[11]],
     )  # fmt: skip
 
 
@@ -740,6 +744,17 @@ def chosen_pieces(chosen, count, lex_rows, piece_start, piece_at, px, py, picked
             lo = min(lo, r >> 6)
             hi = max(hi, r >> 6)
             n += 1
+    return picked_rows(picked, lo, hi, n, lex_rows, px, py)
+
+
+@internal
+def picked_rows(picked, lo, hi, n, lex_rows, px, py):
+    """The rows of the pieces whose bits are set in ``picked`` and the first piece, in order.
+
+    ``picked[lo:hi + 1]`` holds the ``n`` bits set (or fewer: a piece may
+    have been counted twice); the words are left zero. Rows in line with p
+    and repeats are left out (see :func:`chosen_pieces`).
+    """
     r = first_piece(lex_rows, px, py)
     if r >= 0:
         picked[r >> 6] |= _ONE << (r & 63)
@@ -854,32 +869,54 @@ def in_range(rows):
 
 @njit(cache=True)
 def polygon(
-    segs, far_ends, index, x0, y0, h, extras, px, py, radius, box, lex_rows, lex_src, cone,
-    cone_trig, work, cover, stamp, finish_at, sweep_at,
+    segs, far_ends, index, mesh, x0, y0, h, extras, px, py, radius, box, lex_rows, lex_src, cone,
+    cone_trig, work, cover, stack, stamp, finish_at, sweep_at,
 ):  # fmt: skip
     """One observer's visibility polygon: ``(polygon, status)``.
 
     Status 0: done; 1: it sees to infinity; 2: a prepared wall is out of the
     exact range (the caller asks ``visibility_polygon`` for its error).
-    ``index``: the scene's lists (:func:`pack_index`); ``x0``, ``y0``,
-    ``h``: its grid's corner and cell side. ``work`` and ``cover`` are the
-    query's workspace (:func:`new_workspace`), kept between queries;
-    ``stamp`` must grow from query to query on one workspace. ``finish_at``, ``sweep_at``:
+    ``index``: the scene's lists (:func:`pack_index`); ``mesh``: its
+    triangulation (:func:`tilecast._kernels.expansion.prepare`; no rows:
+    none); ``x0``, ``y0``, ``h``: its grid's corner and cell side.
+    ``work``, ``cover`` and ``stack`` are the query's workspace
+    (:func:`new_workspace`), kept between queries; ``stamp`` must grow from
+    query to query on one workspace. ``finish_at``, ``sweep_at``:
     :func:`tilecast._kernels.visibility.addresses` (called through them, the
     preparation's end and the sweep are not compiled again inside the
     scene's kernels).
+
+    With the scene's own pieces (no bounds, circles or radius) the walls
+    come from the triangular expansion when the scene has a triangulation
+    and p lies strictly inside one of its triangles; else from the flood.
     """
     (nx, ny, starts, members, nb_start, nb, cut_start, cut, piece_start, piece_at, end_start,
-     orig) = unpack_index(index)  # fmt: skip
+     orig, tri_start) = unpack_index(index)  # fmt: skip
     dirs = _DIRS
     seen, position, chosen, cell_seen, queue, picked = workspace_parts(work, segs.shape[0], nx * ny)
     if extras.shape[0] == 0 and radius <= 0.0 and 0 < lex_rows.shape[0] == piece_at.shape[0]:
         # the scene's own pieces (no bounds, circles or radius): taken as they are
-        count = _flood(
-            segs, x0, y0, h, nx, ny, starts, members, end_start, far_ends, dirs, extras,
-            px, py, radius, box, seen, cell_seen, queue, chosen, cover, stamp,
-        )  # fmt: skip
-        rows = chosen_pieces(chosen, count, lex_rows, piece_start, piece_at, px, py, picked)
+        status = UNSURE
+        span = np.empty(3, dtype=np.int64)
+        if mesh.shape[0] > 0:
+            cell = int(math.floor((py - y0) / h)) * nx + int(math.floor((px - x0) / h))  # noqa: RUF046 (numba)
+            if tri_start[cell] >= 0:
+                status = expand(mesh, tri_start[cell], px, py, stack, picked, span)
+            if status == ENDLESS and not cone:
+                status = -3  # sees to infinity (with a cone, perhaps not inside it: flood)
+            if status != 0:
+                for w in range(span[0], span[1] + 1):
+                    picked[w] = 0
+            if status == -3:
+                return np.empty((0, 2)), 1
+        if status == 0:
+            rows = picked_rows(picked, span[0], span[1], span[2], lex_rows, px, py)
+        else:
+            count = _flood(
+                segs, x0, y0, h, nx, ny, starts, members, end_start, far_ends, dirs, extras,
+                px, py, radius, box, seen, cell_seen, queue, chosen, cover, stamp,
+            )  # fmt: skip
+            rows = chosen_pieces(chosen, count, lex_rows, piece_start, piece_at, px, py, picked)
     else:
         walls = choose_walls(
             segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, cut_start, cut, end_start,
@@ -899,29 +936,35 @@ def polygon(
 
 
 @njit(cache=True)
-def new_workspace(m, cells, pieces):
-    """A query's workspace: ``(work, cover)`` (see :func:`polygon`, :func:`workspace_parts`)."""
+def new_workspace(m, cells, pieces, triangles):
+    """A query's workspace: ``(work, cover, stack)`` (see :func:`polygon`, :func:`workspace_parts`).
+
+    ``stack`` holds the expansion's pending windows: fewer than the
+    triangles (:func:`tilecast._kernels.expansion.expand`).
+    """
     work = np.zeros(3 * m + 2 * cells + pieces // 64 + 1, dtype=np.int64)
     cover = np.empty((5, BINS))
-    return work, cover
+    stack = np.empty((triangles + 8, 5))
+    return work, cover, stack
 
 
 @njit(cache=True, nogil=True)
 def polygons(
-    segs, far_ends, index, x0, y0, h, extras, observers, radius, box, lex_rows, lex_src, cone,
-    cone_trig, finish_at, sweep_at,
+    segs, far_ends, index, mesh, x0, y0, h, extras, observers, radius, box, lex_rows, lex_src,
+    cone, cone_trig, finish_at, sweep_at,
 ):  # fmt: skip
     """Many observers' polygons: ``(vertices (V, 2), offsets (N + 1,), status (N,))``."""
     n = observers.shape[0]
     nx, ny = index[0], index[1]
-    work, cover = new_workspace(segs.shape[0], nx * ny, lex_rows.shape[0])
+    work, cover, stack = new_workspace(segs.shape[0], nx * ny, lex_rows.shape[0], mesh.shape[0])
     offsets = np.zeros(n + 1, dtype=np.int64)
     status = np.zeros(n, dtype=np.int64)
     vertices = np.empty((1024, 2))
     for q in range(n):
         poly, status[q] = polygon(
-            segs, far_ends, index, x0, y0, h, extras, observers[q, 0], observers[q, 1], radius,
-            box, lex_rows, lex_src, cone, cone_trig, work, cover, q + 1, finish_at, sweep_at,
+            segs, far_ends, index, mesh, x0, y0, h, extras, observers[q, 0], observers[q, 1],
+            radius, box, lex_rows, lex_src, cone, cone_trig, work, cover, stack, q + 1, finish_at,
+            sweep_at,
         )  # fmt: skip
         at = offsets[q]
         if at + poly.shape[0] > vertices.shape[0]:
@@ -965,7 +1008,7 @@ def _blocked(walls, chosen, px, py, qx, qy, after):
 @njit(cache=True)
 def flood_walls(segs, far_ends, index, x0, y0, h, px, py, work, cover, stamp):
     """The walls of the cells not hidden from p, with no radius, bounds or extras."""
-    nx, ny, starts, members, _, _, _, _, _, _, end_start, _ = unpack_index(index)
+    nx, ny, starts, members, _, _, _, _, _, _, end_start, _, _ = unpack_index(index)
     seen, _, chosen, cell_seen, queue, _ = workspace_parts(work, segs.shape[0], nx * ny)
     count = _flood(
         segs, x0, y0, h, nx, ny, starts, members, end_start, far_ends, _DIRS, np.empty((0, 4)),
@@ -1007,12 +1050,18 @@ def family_units() -> list[tuple[object, tuple[object, ...], float]]:
     walls = np.empty((0, 4))
     ints = np.empty(0, dtype=np.int64)
     floats = np.empty(0)
-    query = (walls, walls, ints, 0.0, 0.0, 0.0, walls, 0.0, 0.0, 0.0, floats, walls, ints, False,
-             floats, ints, np.empty((5, BINS)), 0, 0, 0)  # fmt: skip
+    query = (walls, walls, ints, np.empty((0, 12)), 0.0, 0.0, 0.0, walls, 0.0, 0.0, 0.0, floats,
+             walls, ints, False, floats, ints, np.empty((5, BINS)), np.empty((0, 5)), 0, 0,
+             0)  # fmt: skip
     return [
         (polygon, argument_types(polygon, query), 7.6),
         (lex_pieces, argument_types(lex_pieces, (walls,)), 5.4),
         (build_touching, argument_types(build_touching, (walls, ints, ints)), 1.7),
+        (
+            triangulate,
+            argument_types(triangulate, (floats.reshape(0, 2), ints, ints.reshape(0, 2), ints)),
+            3.0,
+        ),
         (finish_walls, FINISH_SIGNATURE.args, 0.7),
         (sweep, SWEEP_SIGNATURE.args, 5.0),
     ]

@@ -1,0 +1,612 @@
+"""Triangular expansion (Numba): a scene's walls triangulated, and the walls an observer sees.
+
+A :class:`~tilecast.VisibilityScene` triangulates the endpoints of its
+pieces (the walls split where they cross) inside a box around them, with
+every piece an edge of the triangulation (a *constraint*). A plain query
+(no radius, bounds, cone or circles) then finds the observer's triangle and
+expands from it, edge by edge (Bungiu et al., 2014): each window is the
+open range of directions between two rays from the observer through
+triangulation vertices, narrowed at every triangle it crosses, and it stops
+at a constraint. The constraints it meets are exactly the pieces that are
+nearest to the observer over some open range of directions; every other
+piece is hidden in every direction, so the sweep on the pieces met gives
+the answer the sweep on all of them gives (see
+:mod:`tilecast._kernels.scene`).
+
+Every decision is an exact orientation test on the input coordinates (the
+window's edges are rays through vertices); only the Delaunay criterion,
+which shapes the triangles but never their validity, is tested in floating
+point: a flip is made only when both new triangles turn counter-clockwise
+exactly.
+
+Triangles are rows of three vertex numbers, counter-clockwise. Slot ``k`` of a
+triangle names its vertex ``k`` and the edge opposite it: ``nbr[t, k]`` is the
+triangle across that edge (-1 on the box), ``cons[t, k]`` the piece it is
+(-1: not a wall).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from tilecast._kernels import internal
+from tilecast._kernels.geometry import orient2d
+
+#: What :func:`expand` returns when it cannot answer (the caller floods instead).
+UNSURE = -1
+#: What :func:`expand` returns when the observer sees past every wall.
+ENDLESS = -2
+_WALK_STEPS = 1 << 20
+
+
+# ------------------------------------------------------------------ topology
+@internal
+def _slot_of(tri, t, v):
+    """The slot of vertex ``v`` in triangle ``t``."""
+    if tri[t, 0] == v:
+        return 0
+    if tri[t, 1] == v:
+        return 1
+    return 2
+
+
+@internal
+def _slot_facing(nbr, t, other):
+    """The slot of triangle ``t`` whose edge it shares with triangle ``other``."""
+    if nbr[t, 0] == other:
+        return 0
+    if nbr[t, 1] == other:
+        return 1
+    return 2
+
+
+@internal
+def _relink(nbr, t, old, new):
+    """Triangle ``t`` (if any) now has ``new`` where it had neighbour ``old``."""
+    if t >= 0:
+        nbr[t, _slot_facing(nbr, t, old)] = new
+
+
+@internal
+def _set(tri, nbr, cons, t, a, b, c, na, nb, nc, ca, cb, cc):
+    tri[t, 0], tri[t, 1], tri[t, 2] = a, b, c
+    nbr[t, 0], nbr[t, 1], nbr[t, 2] = na, nb, nc
+    cons[t, 0], cons[t, 1], cons[t, 2] = ca, cb, cc
+
+
+@internal
+def _flip(tri, nbr, cons, vtri, t, k):
+    """Flip the edge opposite slot ``k`` of ``t``: quad (p0, p1, w, p2) gets diagonal p0-w.
+
+    Afterwards ``t`` is (p0, p1, w) and its neighbour ``u`` is (p0, w, p2).
+    """
+    p0, p1, p2 = tri[t, k], tri[t, (k + 1) % 3], tri[t, (k + 2) % 3]
+    u = nbr[t, k]
+    j = _slot_facing(nbr, u, t)
+    w = tri[u, j]
+    t_a, t_b = nbr[t, (k + 1) % 3], nbr[t, (k + 2) % 3]  # across p2-p0, p0-p1
+    c_a, c_b = cons[t, (k + 1) % 3], cons[t, (k + 2) % 3]
+    u_a, u_b = nbr[u, (j + 1) % 3], nbr[u, (j + 2) % 3]  # across p1-w, w-p2
+    d_a, d_b = cons[u, (j + 1) % 3], cons[u, (j + 2) % 3]
+    _set(tri, nbr, cons, t, p0, p1, w, u_a, u, t_b, d_a, -1, c_b)
+    _set(tri, nbr, cons, u, p0, w, p2, u_b, t_a, t, d_b, c_a, -1)
+    _relink(nbr, u_a, u, t)
+    _relink(nbr, t_a, t, u)
+    vtri[p0] = t
+    vtri[p1] = t
+    vtri[w] = t
+    vtri[p2] = u
+
+
+@internal
+def _left(xy, a, b, c):
+    """orient2d of vertices a, b, c."""
+    return orient2d(xy[a, 0], xy[a, 1], xy[b, 0], xy[b, 1], xy[c, 0], xy[c, 1])
+
+
+@internal
+def _in_circle(xy, a, b, c, d):
+    """Is d inside the circle through a, b, c (counter-clockwise)? Floating point."""
+    adx, ady = xy[a, 0] - xy[d, 0], xy[a, 1] - xy[d, 1]
+    bdx, bdy = xy[b, 0] - xy[d, 0], xy[b, 1] - xy[d, 1]
+    cdx, cdy = xy[c, 0] - xy[d, 0], xy[c, 1] - xy[d, 1]
+    det = (
+        (adx * adx + ady * ady) * (bdx * cdy - cdx * bdy)
+        + (bdx * bdx + bdy * bdy) * (cdx * ady - adx * cdy)
+        + (cdx * cdx + cdy * cdy) * (adx * bdy - bdx * ady)
+    )
+    return det > 0.0
+
+
+@internal
+def _convex(xy, t, k, tri, nbr):
+    """Can the edge opposite slot k of t be flipped (both new triangles counter-clockwise)?"""
+    p0, p1, p2 = tri[t, k], tri[t, (k + 1) % 3], tri[t, (k + 2) % 3]
+    u = nbr[t, k]
+    w = tri[u, _slot_facing(nbr, u, t)]
+    return _left(xy, p0, p1, w) > 0 and _left(xy, p0, w, p2) > 0
+
+
+@internal
+def locate(xy, tri, nbr, t, px, py):
+    """The triangle holding point p (inside or on its edges), walking from ``t``; -1: lost.
+
+    A visibility walk: cross any edge that has p strictly beyond it, trying
+    the edges in turn from a rotating first one (so that it cannot cycle for
+    long); at most ``_WALK_STEPS`` steps.
+    """
+    for step in range(_WALK_STEPS):
+        moved = False
+        for e in range(3):
+            k = (e + step) % 3
+            a, b = tri[t, (k + 1) % 3], tri[t, (k + 2) % 3]
+            if orient2d(xy[a, 0], xy[a, 1], xy[b, 0], xy[b, 1], px, py) < 0:
+                t = nbr[t, k]
+                moved = True
+                break
+        if t < 0:
+            return -1
+        if not moved:
+            return t
+    return -1
+
+
+# --------------------------------------------------------------- building
+@internal
+def _legalize(xy, tri, nbr, cons, vtri, stack, n, v):
+    """Lawson's flips around the new vertex v, from the triangles ``stack[:n]``."""
+    flips = 0
+    while n > 0:
+        n -= 1
+        t = stack[n]
+        k = _slot_of(tri, t, v)
+        u = nbr[t, k]
+        if u < 0 or cons[t, k] >= 0:
+            continue
+        w = tri[u, _slot_facing(nbr, u, t)]
+        if not _in_circle(xy, tri[t, 0], tri[t, 1], tri[t, 2], w):
+            continue
+        if not _convex(xy, t, k, tri, nbr) or flips > 4096:
+            continue  # rounding in the float circle test: keep the valid edge
+        _flip(tri, nbr, cons, vtri, t, k)
+        flips += 1
+        stack[n] = t
+        stack[n + 1] = u
+        n += 2
+    return flips
+
+
+@internal
+def _insert(xy, tri, nbr, cons, vtri, count, t, v, stack):
+    """Insert vertex v, lying in triangle t (inside or on an edge); returns the triangle count.
+
+    -1: v lies on a vertex or on the box (the caller gives up).
+    """
+    px, py = xy[v, 0], xy[v, 1]
+    on = -1
+    for k in range(3):
+        a, b = tri[t, (k + 1) % 3], tri[t, (k + 2) % 3]
+        o = orient2d(xy[a, 0], xy[a, 1], xy[b, 0], xy[b, 1], px, py)
+        if o == 0:
+            if on >= 0:
+                return -1  # on two edges: a vertex
+            on = k
+        elif o != 1:
+            return -1
+    if on < 0:  # split t into three: (a, b, v), (b, c, v), (c, a, v)
+        a, b, c = tri[t, 0], tri[t, 1], tri[t, 2]
+        na, nb, nc = nbr[t, 0], nbr[t, 1], nbr[t, 2]
+        t1, t2 = count, count + 1
+        _set(tri, nbr, cons, t, a, b, v, t1, t2, nc, -1, -1, -1)
+        _set(tri, nbr, cons, t1, b, c, v, t2, t, na, -1, -1, -1)
+        _set(tri, nbr, cons, t2, c, a, v, t, t1, nb, -1, -1, -1)
+        _relink(nbr, na, t, t1)
+        _relink(nbr, nb, t, t2)
+        vtri[a] = t
+        vtri[b] = t1
+        vtri[c] = t2
+        vtri[v] = t
+        stack[0], stack[1], stack[2] = t, t1, t2
+        _legalize(xy, tri, nbr, cons, vtri, stack, 3, v)
+        return count + 2
+    # on the edge opposite slot `on`: t = (p0, p1, p2), u = (w, p2, p1) become four
+    k = on
+    p0, p1, p2 = tri[t, k], tri[t, (k + 1) % 3], tri[t, (k + 2) % 3]
+    u = nbr[t, k]
+    if u < 0:
+        return -1
+    j = _slot_facing(nbr, u, t)
+    w = tri[u, j]
+    t_a, t_b = nbr[t, (k + 1) % 3], nbr[t, (k + 2) % 3]  # across p2-p0, p0-p1
+    u_a, u_b = nbr[u, (j + 1) % 3], nbr[u, (j + 2) % 3]  # across p1-w, w-p2
+    t2, u2 = count, count + 1
+    _set(tri, nbr, cons, t, p0, p1, v, u2, t2, t_b, -1, -1, -1)
+    _set(tri, nbr, cons, t2, p0, v, p2, u, t_a, t, -1, -1, -1)
+    _set(tri, nbr, cons, u, w, p2, v, t2, u2, u_b, -1, -1, -1)
+    _set(tri, nbr, cons, u2, w, v, p1, t, u_a, u, -1, -1, -1)
+    _relink(nbr, t_a, t, t2)
+    _relink(nbr, u_a, u, u2)
+    vtri[p0] = t
+    vtri[p1] = t
+    vtri[p2] = t2
+    vtri[w] = u
+    vtri[v] = t
+    stack[0], stack[1], stack[2], stack[3] = t, t2, u, u2
+    _legalize(xy, tri, nbr, cons, vtri, stack, 4, v)
+    return count + 2
+
+
+@internal
+def _edge_from(tri, nbr, vtri, a, b):
+    """A triangle with the directed edge a -> b (its slot opposite is returned too); -1: none."""
+    for turn in (1, 2):  # around a counter-clockwise, then clockwise (a box corner)
+        t0 = vtri[a]
+        t = t0
+        while True:
+            k = _slot_of(tri, t, a)
+            if tri[t, (k + 1) % 3] == b:
+                return t, (k + 2) % 3
+            t = nbr[t, (k + turn) % 3]
+            if t < 0 or t == t0:
+                break
+        if t == t0:
+            break
+    return -1, -1
+
+
+@internal
+def _mark(tri, nbr, cons, vtri, a, b, piece):
+    """Make the existing edge a-b the wall ``piece`` on both sides."""
+    t, k = _edge_from(tri, nbr, vtri, a, b)
+    cons[t, k] = piece
+    u = nbr[t, k]
+    if u >= 0:
+        cons[u, _slot_facing(nbr, u, t)] = piece
+
+
+@internal
+def _first_crossing(xy, tri, nbr, vtri, a, b):
+    """Leaving a towards b: ``(t, k, on)``.
+
+    ``on >= 0``: the edge a-on exists and runs towards b (``on`` is b or a
+    vertex on the open segment a-b); else triangle t at a has the segment
+    leave through its edge opposite a (slot k). ``t = -1``: not found.
+    """
+    t0 = vtri[a]
+    t = t0
+    while True:
+        k = _slot_of(tri, t, a)
+        x, y = tri[t, (k + 1) % 3], tri[t, (k + 2) % 3]
+        ox = _left(xy, a, b, x)
+        if (
+            ox == 0
+            and (xy[x, 0] - xy[a, 0]) * (xy[b, 0] - xy[a, 0])
+            + (xy[x, 1] - xy[a, 1]) * (xy[b, 1] - xy[a, 1])
+            > 0.0
+        ):
+            return t, k, x
+        oy = _left(xy, a, b, y)
+        if ox < 0 and oy > 0:
+            return t, k, -1
+        t = nbr[t, (k + 1) % 3]
+        if t < 0 or t == t0:
+            return -1, -1, -1
+
+
+@internal
+def _insert_wall(xy, tri, nbr, cons, vtri, a, b, piece, queue):
+    """Make the segment a-b a wall: flip the edges it crosses away (Sloan); False: it cannot.
+
+    A vertex on the open segment splits it there. A crossed edge that is
+    already a wall (walls that cross) fails.
+    """
+    while a != b:
+        t, k, on = _first_crossing(xy, tri, nbr, vtri, a, b)
+        if t < 0:
+            return False
+        if on >= 0:
+            _mark(tri, nbr, cons, vtri, a, on, piece)
+            a = on
+            continue
+        # walk along a-b, listing the crossed edges, up to b or a vertex on a-b
+        n = 0
+        end = -1
+        while end < 0:
+            if cons[t, k] >= 0:
+                return False
+            x, y = tri[t, (k + 1) % 3], tri[t, (k + 2) % 3]
+            if n == queue.shape[0]:
+                return False
+            queue[n, 0], queue[n, 1] = x, y
+            n += 1
+            u = nbr[t, k]
+            if u < 0:
+                return False
+            j = _slot_facing(nbr, u, t)
+            z = tri[u, j]
+            oz = _left(xy, a, b, z)
+            if z == b or oz == 0:
+                end = z
+            elif oz > 0:  # u = (z, y, x), x right of a-b, y and z left: leave through x-z
+                t, k = u, (j + 1) % 3
+            else:  # z right: through z-y
+                t, k = u, (j + 2) % 3
+        # flip the crossed edges until none crosses a-end
+        head = 0
+        budget = 64 * n * n + 1024
+        while head < n:
+            budget -= 1
+            if budget < 0:
+                return False
+            x, y = queue[head, 0], queue[head, 1]
+            head += 1
+            s, m = _edge_from(tri, nbr, vtri, x, y)
+            if s < 0:
+                return False
+            if not _convex(xy, s, m, tri, nbr):
+                if n == queue.shape[0]:
+                    return False
+                queue[n, 0], queue[n, 1] = x, y  # later, when its quad is convex
+                n += 1
+                continue
+            _flip(tri, nbr, cons, vtri, s, m)
+            # the new diagonal joins tri[s, 0] and tri[s, 2]
+            c, d = tri[s, 0], tri[s, 2]
+            apart = _left(xy, a, end, c) * _left(xy, a, end, d) < 0
+            if c != a and c != end and d != a and d != end and apart:
+                if n == queue.shape[0]:
+                    return False
+                queue[n, 0], queue[n, 1] = c, d
+                n += 1
+            if head > queue.shape[0] // 2:  # keep room: move the pending edges to the front
+                for q in range(head, n):
+                    queue[q - head, 0], queue[q - head, 1] = queue[q, 0], queue[q, 1]
+                n -= head
+                head = 0
+        _mark(tri, nbr, cons, vtri, a, end, piece)
+        a = end
+    return True
+
+
+@njit(cache=True)
+def triangulate(xy, order, walls, pieces):
+    """A constrained triangulation: ``(tri, nbr, cons, ok)``.
+
+    ``xy`` (V, 2): the vertices; the first four are a box's corners,
+    counter-clockwise, strictly around all others (no two alike).
+    ``order``: the others' insertion order (nearby ones in turn, so each
+    walk is short). ``walls`` (W, 2): vertex pairs that must be edges,
+    ``pieces`` (W,) the number each is known by (``cons``). ``ok`` is
+    False when walls cross or a step failed (a scene then floods).
+    """
+    nv = xy.shape[0]
+    size = 2 * nv
+    tri = np.empty((size, 3), dtype=np.int64)
+    nbr = np.empty((size, 3), dtype=np.int64)
+    cons = np.empty((size, 3), dtype=np.int64)
+    vtri = np.zeros(nv, dtype=np.int64)
+    _set(tri, nbr, cons, 0, 0, 1, 2, -1, 1, -1, -1, -1, -1)  # box corners 0..3 ccw
+    _set(tri, nbr, cons, 1, 0, 2, 3, -1, -1, 0, -1, -1, -1)
+    vtri[1] = 0
+    vtri[2] = 0
+    vtri[3] = 1
+    count = 2
+    stack = np.empty(4 * nv + 16, dtype=np.int64)
+    t = 0
+    for q in range(order.shape[0]):
+        v = order[q]
+        t = locate(xy, tri, nbr, t, xy[v, 0], xy[v, 1])
+        if t < 0:
+            return tri[:count], nbr[:count], cons[:count], False
+        count = _insert(xy, tri, nbr, cons, vtri, count, t, v, stack)
+        if count < 0:
+            return tri[:0], nbr[:0], cons[:0], False
+        t = vtri[v]
+    queue = np.empty((4 * nv + 64, 2), dtype=np.int64)
+    for w in range(walls.shape[0]):
+        if not _insert_wall(xy, tri, nbr, cons, vtri, walls[w, 0], walls[w, 1], pieces[w], queue):
+            return tri[:count], nbr[:count], cons[:count], False
+    return tri[:count], nbr[:count], cons[:count], True
+
+
+@njit(cache=True)
+def cell_starts(mesh, x0, y0, h, nx, ny):
+    """A triangle near the centre of each grid cell (a query's walk starts there); -1: none."""
+    out = np.full(nx * ny, -1, dtype=np.int64)
+    t = 0
+    for r in range(ny):
+        for s in range(nx):
+            c = s if r % 2 == 0 else nx - 1 - s  # back and forth: each walk is short
+            found = locate_in(mesh, t, x0 + (c + 0.5) * h, y0 + (r + 0.5) * h)
+            if found >= 0:
+                t = found
+                out[r * nx + c] = found
+    return out
+
+
+# ------------------------------------------------------------------ queries
+# A query reads one record per triangle (``mesh``, float64 (T, 12)): its
+# corners' coordinates (x0, y0, x1, y1, x2, y2), then per slot k the triangle
+# across the edge opposite corner k with the slot that edge has there
+# (``4 * u + j``; -1 on the box), then per slot the wall that edge is
+# (its piece; -1: none). Triangles are numbered so that nearby ones lie
+# together in memory.
+_ACROSS = 6
+_WALL = 9
+
+
+@internal
+def locate_in(mesh, t, px, py):
+    """:func:`locate` on a query's records: the triangle holding p, walking from t; -1: lost."""
+    for step in range(_WALK_STEPS):
+        moved = False
+        for e in range(3):
+            k = (e + step) % 3
+            a, b = (k + 1) % 3, (k + 2) % 3
+            if orient2d(mesh[t, 2 * a], mesh[t, 2 * a + 1], mesh[t, 2 * b], mesh[t, 2 * b + 1],
+                        px, py) < 0:  # fmt: skip
+                code = np.int64(mesh[t, _ACROSS + k])
+                if code < 0:
+                    return -1
+                t = code >> 2
+                moved = True
+                break
+        if not moved:
+            return t
+    return -1
+
+
+@internal(inline="always")
+def _send(mesh, stack, n, t, k, rx, ry, lx, ly, picked, span):
+    """Send the window from direction (rx, ry) to (lx, ly) through the edge opposite slot k of t.
+
+    A wall there is marked in ``picked`` (``span``: the lowest and highest
+    word touched, and the count of marks); else the window is pushed.
+    Returns the stack's size; -1: the edge is the box.
+    """
+    piece = np.int64(mesh[t, _WALL + k])
+    if piece >= 0:
+        picked[piece >> 6] |= np.int64(1) << (piece & 63)
+        span[0] = min(span[0], piece >> 6)
+        span[1] = max(span[1], piece >> 6)
+        span[2] += 1
+        return n
+    code = mesh[t, _ACROSS + k]
+    if code < 0.0:
+        return -1
+    stack[n, 0] = code
+    stack[n, 1], stack[n, 2], stack[n, 3], stack[n, 4] = rx, ry, lx, ly
+    return n + 1
+
+
+@internal
+def expand(mesh, start, px, py, stack, picked, span):
+    """Mark the walls p sees over an open range of directions: bits in ``picked``.
+
+    Returns a status: 0 done, UNSURE when p lies on an edge of the
+    triangulation or the walk from triangle ``start`` is lost, ENDLESS when
+    p sees past the box. ``span`` (3,) int64 gets the lowest and highest
+    word of ``picked`` touched (bits may be set there whatever the status)
+    and how many marks were made (a wall seen through two windows counts
+    twice).
+    ``stack``: (S, 5) float64 scratch, S at least the number of vertices
+    plus three (the windows pending at once are disjoint ranges of
+    directions, each ending at a vertex's).
+    """
+    span[0] = picked.shape[0]
+    span[1] = -1
+    span[2] = 0
+    t = locate_in(mesh, start, px, py)
+    if t < 0:
+        return UNSURE
+    for k in range(3):  # strictly inside: every window is open and within a half turn
+        a, b = (k + 1) % 3, (k + 2) % 3
+        if orient2d(mesh[t, 2 * a], mesh[t, 2 * a + 1], mesh[t, 2 * b], mesh[t, 2 * b + 1],
+                    px, py) != 1:  # fmt: skip
+            return UNSURE
+    n = 0
+    for k in range(3):  # seen from p, each edge runs counter-clockwise from its first end
+        a, b = (k + 1) % 3, (k + 2) % 3
+        n = _send(mesh, stack, n, t, k, mesh[t, 2 * a], mesh[t, 2 * a + 1],
+                         mesh[t, 2 * b], mesh[t, 2 * b + 1], picked, span)  # fmt: skip
+        if n < 0:
+            return ENDLESS
+    while n > 0:
+        n -= 1
+        code = np.int64(stack[n, 0])
+        rx, ry, lx, ly = stack[n, 1], stack[n, 2], stack[n, 3], stack[n, 4]
+        # entered u through the edge opposite its corner j: u's corners are
+        # (w, left end, right end) from slot j on
+        u, j = code >> 2, code & 3
+        wx, wy = mesh[u, 2 * j], mesh[u, 2 * j + 1]
+        past_right = orient2d(px, py, rx, ry, wx, wy) > 0
+        before_left = orient2d(px, py, wx, wy, lx, ly) > 0
+        if past_right and before_left:  # w splits the window
+            n = _send(mesh, stack, n, u, (j + 2) % 3, wx, wy, lx, ly, picked, span)
+            if n >= 0:
+                n = _send(mesh, stack, n, u, (j + 1) % 3, rx, ry, wx, wy, picked, span)
+        elif before_left:  # w at or right of the window: all of it crosses w-left end
+            n = _send(mesh, stack, n, u, (j + 2) % 3, rx, ry, lx, ly, picked, span)
+        else:  # w at or left of it: all of it crosses right end-w
+            n = _send(mesh, stack, n, u, (j + 1) % 3, rx, ry, lx, ly, picked, span)
+        if n < 0:
+            return ENDLESS
+    return 0
+
+
+def prepare(
+    rows: np.ndarray, x0: float, y0: float, h: float, nx: int, ny: int
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Triangulate a scene's sorted pieces inside its grid: ``(mesh, starts)``.
+
+    ``rows`` (P, 4): the pieces (:func:`tilecast._kernels.scene.lex_pieces`);
+    a piece is known by its row (the first of equal rows). The box is the
+    grid's (corner ``(x0, y0)``, ``nx`` by ``ny`` cells of side ``h``), which
+    lies strictly around the pieces. ``starts``: a triangle per grid cell
+    (:func:`cell_triangles`). None when the pieces cross (their split points
+    were rounded) or a step fails: the scene floods instead. ``mesh`` holds
+    a record per triangle (see :func:`expand`).
+    """
+    ends = rows.reshape(-1, 2)
+    points, inverse = np.unique(ends, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1, 2) + 4
+    x1, y1 = x0 + nx * h, y0 + ny * h
+    box = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+    xy = np.ascontiguousarray(np.concatenate([box, points]))
+    # insertion order: grid cells row by row, back and forth (each walk is short)
+    ix = np.clip(((points[:, 0] - x0) / h).astype(np.int64), 0, nx - 1)
+    iy = np.clip(((points[:, 1] - y0) / h).astype(np.int64), 0, ny - 1)
+    key = iy * nx + np.where(iy % 2 == 0, ix, nx - 1 - ix)
+    order = np.argsort(key, kind="stable").astype(np.int64) + 4
+    # one wall per pair of distinct ends, known by its first row
+    real = inverse[:, 0] != inverse[:, 1]
+    pair = np.sort(inverse, axis=1)
+    code = pair[:, 0] * len(xy) + pair[:, 1]
+    code = np.where(real, code, -1)
+    _, first = np.unique(code, return_index=True)
+    first = first[code[first] >= 0]
+    walls = np.ascontiguousarray(inverse[first])
+    tri, nbr, cons, ok = triangulate(xy, order, walls, first.astype(np.int64))
+    if not ok:
+        return None
+    # number the triangles by the grid cell of their centroid (nearby ones together)
+    centre = xy[tri].mean(axis=1)
+    cx = np.clip(((centre[:, 0] - x0) / h).astype(np.int64), 0, nx - 1)
+    cy = np.clip(((centre[:, 1] - y0) / h).astype(np.int64), 0, ny - 1)
+    renumber = np.argsort(cy * nx + np.where(cy % 2 == 0, cx, nx - 1 - cx), kind="stable")
+    new_number = np.empty(len(tri), dtype=np.int64)
+    new_number[renumber] = np.arange(len(tri))
+    facing = np.full(nbr.shape, -1, dtype=np.int64)  # the slot each edge has in the triangle across
+    has = nbr >= 0
+    rows_at, slots = np.nonzero(has)
+    across = nbr[rows_at, slots]
+    facing[rows_at, slots] = np.argmax(nbr[across] == rows_at[:, None], axis=1)
+    code = np.where(has, 4 * new_number[np.maximum(nbr, 0)] + facing, -1)
+    tri, code, cons = tri[renumber], code[renumber], cons[renumber]
+    mesh = np.empty((len(tri), 12))
+    mesh[:, :6] = xy[tri].reshape(-1, 6)
+    mesh[:, _ACROSS : _ACROSS + 3] = code
+    mesh[:, _WALL : _WALL + 3] = cons
+    starts = cell_starts(mesh, x0, y0, h, nx, ny)
+    return mesh, starts
+
+
+@njit(cache=True)
+def seen_pieces(mesh, start, px, py, pieces):
+    """``(status, numbers)``: :func:`expand` from triangle ``start``, the pieces marked, ascending.
+
+    ``pieces``: how many pieces the scene has. What a query's expansion
+    does, with its own scratch; for checking it.
+    """
+    picked = np.zeros(pieces // 64 + 1, dtype=np.int64)
+    stack = np.empty((mesh.shape[0] + 8, 5))
+    span = np.empty(3, dtype=np.int64)
+    status = expand(mesh, start, px, py, stack, picked, span)
+    out = np.empty(pieces, dtype=np.int64)
+    n = 0
+    for r in range(pieces):
+        if picked[r >> 6] & (np.int64(1) << (r & 63)):
+            out[n] = r
+            n += 1
+    return status, out[:n].copy()
