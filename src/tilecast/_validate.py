@@ -159,10 +159,8 @@ def as_flag(name: str, value: Any) -> bool:
 
 def as_choice_index(name: str, value: Any, choices: Sequence[str]) -> int:
     """Return the index of ``value`` in ``choices``, or raise naming ``name``."""
-    if type(value) is str:
-        for index, choice in enumerate(choices):
-            if value == choice:
-                return index
+    if type(value) is str and value in choices:
+        return choices.index(value)
     return choices.index(as_choice(name, value, choices))
 
 

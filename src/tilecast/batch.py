@@ -41,7 +41,7 @@ from tilecast._validate import (
 )
 from tilecast._walkmap import CLEARANCE_CAP, WalkMap, clearance_map, tile_info_map, walk_map
 from tilecast.grid import Grid
-from tilecast.rays import DIAGONAL_GAPS, DONE, FOUND, cast_one, walk_first
+from tilecast.rays import DIAGONAL_GAPS, DONE, FOUND, cast_one
 from tilecast.results import Hit, Hits
 from tilecast.tiles import TileMap
 
@@ -59,24 +59,40 @@ __all__ = [
 # the parallel kernel costs more than the rays.
 _SMALL_BATCH = 32
 _cast_range: Any = None
-_walk_at = 0  # the one walk's address, cast_range's last argument
+_cast_single: Any = None
+_walk_at = 0  # the one walk's address, the last argument of cast_range and cast_single
+
+
+def _entry_point(kernel: Any, signature: tuple[Any, ...]) -> Any:
+    """Compile or load the walk and ``kernel``, which calls it; return ``kernel``'s entry point.
+
+    The entry point does no type dispatch: callers pass exactly the types of
+    ``signature``.
+    """
+    global _walk_at
+    from tilecast._kernels.walk import compile_walk_with, walk_address
+
+    compile_walk_with(kernel, signature, 0.6)
+    _walk_at = walk_address()
+    return kernel.overloads[signature].entry_point
 
 
 def _load_cast_range() -> Any:
-    """Compile or load the one-walk batch kernel; return its entry point (no type dispatch)."""
-    global _cast_range, _walk_at
-    from tilecast._kernels.walk import (
-        CAST_RANGE_SIGNATURE,
-        cast_range,
-        compile_walk_with,
-        walk_address,
-    )
+    """Load the batch kernel that casts rays lo .. hi - 1 with the one walk."""
+    global _cast_range
+    from tilecast._kernels.walk import CAST_RANGE_SIGNATURE, cast_range
 
-    compile_walk_with(cast_range, CAST_RANGE_SIGNATURE, 0.6)
-    _walk_at = walk_address()
-    overload = cast_range.overloads[CAST_RANGE_SIGNATURE]
-    _cast_range = overload.entry_point  # type: ignore[attr-defined]  # numba: untyped
+    _cast_range = _entry_point(cast_range, CAST_RANGE_SIGNATURE)
     return _cast_range
+
+
+def _load_cast_single() -> Any:
+    """Load the kernel that casts one ray into one-row arrays."""
+    global _cast_single
+    from tilecast._kernels.walk import CAST_SINGLE_SIGNATURE, cast_single
+
+    _cast_single = _entry_point(cast_single, CAST_SINGLE_SIGNATURE)
+    return _cast_single
 
 
 # where a small batch on a grid writes pixels nobody reads (rows < _SMALL_BATCH)
@@ -143,17 +159,26 @@ def _cast(
                        status, True)  # fmt: skip
 
         run_tasks(task, n)
-    for k in np.flatnonzero(status != 0):  # rare: beyond the compiled range
+    for k in np.flatnonzero(status != 0).tolist():  # rare: beyond the compiled range
         hit = _far_path(grid, origins, origin_stride, directions, max_distances, gaps,
-                        ignore_start, int(k), origin_name)  # fmt: skip
-        distance[k] = math.inf if hit is None else hit.distance
-        point[k] = (math.nan, math.nan) if hit is None else hit.point
-        normal[k] = (0.0, 0.0) if hit is None else hit.normal
-        cell[k] = (-1, -1) if hit is None else hit.cell
-        inside[k] = 0 if hit is None else hit.inside
-        if is_tilemap:
-            pixel[k] = (-1, -1) if hit is None else hit.pixel
+                        ignore_start, k, origin_name)  # fmt: skip
+        _store_hit(hit, k, distance, point, normal, cell, inside, pixel if is_tilemap else None)
     return distance, point, normal, cell, inside, pixel
+
+
+def _store_hit(
+    hit: Hit | None, k: int, distance: NDArray[np.float64], point: NDArray[np.float64],
+    normal: NDArray[np.float64], cell: NDArray[np.int64], inside: NDArray[np.bool_],
+    pixel: NDArray[np.int64] | None,
+) -> None:  # fmt: skip
+    """Write ``hit`` (None: a miss) as row ``k`` of a batch's outputs, as the kernels do."""
+    distance[k] = math.inf if hit is None else hit.distance
+    point[k] = (math.nan, math.nan) if hit is None else hit.point
+    normal[k] = (0.0, 0.0) if hit is None else hit.normal
+    cell[k] = (-1, -1) if hit is None else hit.cell
+    inside[k] = 0 if hit is None else hit.inside
+    if pixel is not None:
+        pixel[k] = (-1, -1) if hit is None or hit.pixel is None else hit.pixel
 
 
 # --------------------------------------------------------------- public API
@@ -230,20 +255,16 @@ def raycast_many(
     view, is_tilemap = walk_map(world)
     gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
     ignore = as_flag("ignore_start", ignore_start)
-    origin = _single_pair(origins)
-    direction = _single_pair(directions) if origin is not None else None
-    if direction is not None and type(max_distance) in _PLAIN:
-        # one ray: no arrays until the answer (see _one_hit)
-        x0, y0 = as_point("origins", origin)
-        dx, dy = as_direction("directions", direction)
+    origin = _single_pair("origins", origins)
+    direction = _single_pair("directions", directions) if origin is not None else None
+    if origin is not None and direction is not None and type(max_distance) in _PLAIN:
+        # one ray: no input arrays (see _one_ray)
+        x0, y0 = origin
+        dx, dy = direction
+        if dx == 0.0 and dy == 0.0:
+            as_direction("directions", direction)  # raises
         limit = as_max_distance(max_distance)
-        r = walk_first(view, x0, y0, dx, dy, limit, gaps, ignore)
-        if r[0] == FOUND:
-            return _one_hit(r, is_tilemap)
-        if r[0] == DONE:
-            return _one_ray(None, is_tilemap)
-        hit = cast_one(world, view, is_tilemap, x0, y0, dx, dy, limit, gaps, ignore, "origins")
-        return _one_ray(hit, is_tilemap)
+        return _one_ray(world, view, is_tilemap, x0, y0, dx, dy, limit, gaps, ignore)
     origin_array = as_points_array("origins", origins)
     direction_array = as_directions_array(directions)
     n_origins, n_directions = len(origin_array), len(direction_array)
@@ -266,74 +287,65 @@ def raycast_many(
                 pixel if is_tilemap else None)  # fmt: skip
 
 
-def _single_pair(value: Any) -> Any:
-    """Return the one point of ``value`` if it is one pair, else None (the general path).
+def _single_pair(name: str, value: Any) -> tuple[float, float] | None:
+    """Return the one point of ``value``, checked, if it is one pair; else None (the general path).
 
     One pair: ``(x, y)`` or ``[(x, y)]`` of plain numbers (lists too), or a
-    NumPy array of shape ``(2,)`` or ``(1, 2)``. The pair is checked later.
+    NumPy array of shape ``(2,)`` or ``(1, 2)``. Checked as :func:`as_point`
+    checks a point: a bad one raises naming ``name``.
     """
     kind = type(value)
     if kind is tuple or kind is list:
-        if len(value) == 2 and type(value[0]) in _PLAIN:
-            return value
         if len(value) == 1:
-            inner = value[0]
-            inner_kind = type(inner)
-            if (inner_kind is tuple or inner_kind is list) and len(inner) == 2:
-                return inner if type(inner[0]) in _PLAIN else None
-        return None
+            value = value[0]
+            kind = type(value)
+            if kind is not tuple and kind is not list:
+                return None
+        if len(value) != 2:
+            return None
+        x, y = value
+        # the common case, fast: x - x == 0 is False for inf and NaN
+        if type(x) is float and type(y) is float and x - x == 0.0 and y - y == 0.0:
+            return value if kind is tuple else (x, y)
+        return as_point(name, value) if type(x) in _PLAIN else None
     if kind is np.ndarray and value.size == 2 and value.shape[-1] == 2 and value.ndim <= 2:
-        return tuple(value.reshape(2).tolist()) if value.dtype.kind in "fiu" else None
+        return as_point(name, value.reshape(2).tolist()) if value.dtype.kind in "fiu" else None
     return None
 
 
 _PLAIN = (float, int)
 
 
-def _one_hit(r: tuple[Any, ...], is_tilemap: bool) -> Hits:
-    """``Hits`` of one ray from the walk's raw result (see :func:`walk_first`).
+def _one_ray(
+    world: Any, view: WalkMap, is_tilemap: bool, x0: float, y0: float, dx: float, dy: float,
+    limit: float, gaps: int, ignore: bool,
+) -> Hits:  # fmt: skip
+    """``Hits`` of one checked ray: one compiled call fills the seven one-row arrays.
 
-    Empty arrays filled item by item: the cheapest way NumPy has to make
-    seven one-row arrays.
+    Empty arrays of prepared shapes and dtypes are the cheapest NumPy makes
+    (about 0.1 us each); the kernel writes them, so no value goes through
+    Python.
     """
-    distance = np.empty(1)
-    distance[0] = r[7]
-    point = np.empty((1, 2))
-    point[0, 0] = r[8]
-    point[0, 1] = r[9]
-    normal = np.empty((1, 2))
-    normal[0, 0] = r[10]
-    normal[0, 1] = r[11]
-    cell = np.empty((1, 2), dtype=np.int64)
-    cell[0, 0] = r[12]
-    cell[0, 1] = r[13]
-    inside = np.empty(1, dtype=np.bool_)
-    inside[0] = r[14]
-    pixel = None
-    if is_tilemap:
-        pixel = np.empty((1, 2), dtype=np.int64)
-        pixel[0, 0] = r[15]
-        pixel[0, 1] = r[16]
-    hit = np.empty(1, dtype=np.bool_)  # not np.ones: that costs 0.8 us, this 0.15
-    hit[0] = True
-    return Hits(hit, distance, point, normal, cell, inside, pixel)
+    hit = _empty(_ONE, _BOOL)
+    distance = _empty(_ONE, _FLOAT)
+    point = _empty(_ONE_PAIR, _FLOAT)
+    normal = _empty(_ONE_PAIR, _FLOAT)
+    cell = _empty(_ONE_PAIR, _INT)
+    inside = _empty(_ONE, _BOOL)
+    pixel = _empty(_ONE_PAIR, _INT) if is_tilemap else _NO_PIXELS
+    cast_single = _cast_single or _load_cast_single()
+    status = cast_single(*view, gaps, ignore, x0, y0, dx, dy, limit, hit, distance, point, normal,
+                         cell, inside, pixel, _walk_at)  # fmt: skip
+    if status != FOUND and status != DONE:  # rare: beyond the compiled range
+        far = cast_one(world, view, is_tilemap, x0, y0, dx, dy, limit, gaps, ignore, "origins")
+        _store_hit(far, 0, distance, point, normal, cell, inside, pixel if is_tilemap else None)
+        hit[0] = far is not None
+    return Hits(hit, distance, point, normal, cell, inside, pixel if is_tilemap else None)
 
 
-def _one_ray(hit: Hit | None, is_tilemap: bool) -> Hits:
-    """``Hits`` of one ray from its :class:`Hit`, or of a miss."""
-    if hit is None:
-        return Hits(np.zeros(1, np.bool_), _MISS_DISTANCE.copy(), _MISS_POINT.copy(),
-                    np.zeros((1, 2)), _MISS_CELL.copy(), np.zeros(1, np.bool_),
-                    _MISS_CELL.copy() if is_tilemap else None)  # fmt: skip
-    pixel = hit.pixel or (-1, -1)
-    raw = (FOUND, 0, 0, 0, 0, 0, 0, hit.distance, *hit.point, *hit.normal, *hit.cell,
-           hit.inside, *pixel)  # fmt: skip
-    return _one_hit(raw, is_tilemap)
-
-
-_MISS_DISTANCE = np.full(1, math.inf)
-_MISS_POINT = np.full((1, 2), math.nan)
-_MISS_CELL = np.full((1, 2), -1, dtype=np.int64)
+_empty = np.empty
+_ONE, _ONE_PAIR = (1,), (1, 2)
+_BOOL, _FLOAT, _INT = np.dtype(np.bool_), np.dtype(np.float64), np.dtype(np.int64)
 
 
 def scan_many(

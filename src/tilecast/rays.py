@@ -176,8 +176,8 @@ def cast_one(
 
     The arguments are already checked (``view, is_tilemap = walk_map(grid)``,
     finite floats, a non-zero direction, ``limit >= 0``, ``gaps`` an index of
-    :data:`DIAGONAL_GAPS`); :func:`raycast` and a one-ray
-    :func:`~tilecast.raycast_many` both end here.
+    :data:`DIAGONAL_GAPS`); :func:`raycast` ends here, and a one-ray
+    :func:`~tilecast.raycast_many` beyond the compiled range.
     """
     r = walk_first(view, x0, y0, dx, dy, limit, gaps, ignore)
     status = r[0]

@@ -58,7 +58,9 @@ def _batch_grid() -> None:
     import tilecast
     from tilecast.data import example_map
 
-    tilecast.raycast_many(example_map(), (5.5, 5.5), _directions(2048))
+    grid = example_map()
+    tilecast.raycast_many(grid, (5.5, 5.5), _directions(2048))
+    tilecast.raycast_many(grid, (5.5, 5.5), (1.0, 0.3))  # one ray: its own kernel
 
 
 def _batch_tilemap() -> None:

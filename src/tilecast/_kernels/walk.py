@@ -874,3 +874,33 @@ def cast_range(lo, hi, info, variants, pixels, outside_solid, jump_min, ox, oy, 
         pixel[k, 0] = r[15] if found else -1
         pixel[k, 1] = r[16] if found else -1
     return unsafe
+
+
+CAST_SINGLE_SIGNATURE = (
+    *WALK_SIGNATURE.args[:9], types.int64, types.boolean, types.float64, types.float64,
+    types.float64, types.float64, types.float64, types.boolean[::1], types.float64[::1],
+    types.float64[:, ::1], types.float64[:, ::1], types.int64[:, ::1], types.boolean[::1],
+    types.int64[:, ::1], types.int64,
+)  # fmt: skip
+
+
+@njit(cache=True, nogil=True)  # compiled for CAST_SINGLE_SIGNATURE on first use
+def cast_single(info, variants, pixels, outside_solid, jump_min, ox, oy, pw, ph, gaps,
+                ignore_start, x0, y0, dx, dy, max_distance, hit, distance, point, normal, cell,
+                inside, pixel, walk_at):  # fmt: skip
+    """First hit of one ray, written as row 0 of the outputs (a one-ray ``raycast_many``).
+
+    Writes what :func:`cast_range` writes, and ``hit``; returns the walk's
+    status (FOUND, DONE, or UNSAFE: the caller takes the exact far path).
+    Taking scalars and filling the caller's arrays, one call replaces the
+    input arrays and the Python writes a one-ray batch would need.
+    """
+    status = np.empty(1, dtype=np.uint8)
+    r = call_walk(walk_at, info, variants, pixels, outside_solid, jump_min, ox, oy, pw, ph,
+                  FIRST, gaps, 0, ignore_start, x0, y0, dx, dy, max_distance, 0, 0, 0, 0, 0, 0.0,
+                  np.empty((0, 5)), np.empty((0, 5), dtype=np.int64))  # fmt: skip
+    found = store_first_hit(r, 0, status, distance, point, normal, cell, inside)
+    hit[0] = found
+    pixel[0, 0] = r[15] if found else -1
+    pixel[0, 1] = r[16] if found else -1
+    return r[0]
