@@ -96,15 +96,26 @@ def test_triangulation_is_valid_or_refused(walls):
     scene = tc.VisibilityScene(walls)
     if len(scene._mesh):
         check_triangulation(scene)
-    else:  # refused only when pieces cross (rounded split points) or lie out of range
-        rows = scene._lex[0]
-        crossing = any(
-            turn(a[:2], a[2:], b[:2]) * turn(a[:2], a[2:], b[2:]) < 0
-            and turn(b[:2], b[2:], a[:2]) * turn(b[:2], b[2:], a[2:]) < 0
-            for i, a in enumerate(rows)
-            for b in rows[i + 1 :]
+    else:  # refused only when pieces cross or overlap (rounded split points), or out of range
+        rows = [tuple(row) for row in scene._lex[0]]
+        assert scene._fallback or any(
+            _cross_or_overlap(a, b) for i, a in enumerate(rows) for b in rows[i + 1 :] if a != b
         )
-        assert crossing or scene._fallback
+
+
+def _cross_or_overlap(a, b):
+    """Do two pieces share more than an end: cross, or lie in line and overlap?"""
+    o1, o2 = turn(a[:2], a[2:], b[:2]), turn(a[:2], a[2:], b[2:])
+    o3, o4 = turn(b[:2], b[2:], a[:2]), turn(b[:2], b[2:], a[2:])
+    if o1 * o2 < 0 and o3 * o4 < 0:
+        return True
+    if o1 == o2 == 0:  # in line: overlap along the line (more than a shared end)
+        key = 0 if a[0] != a[2] else 1
+        lo_a, hi_a = sorted((a[key], a[key + 2]))
+        lo_b, hi_b = sorted((b[key], b[key + 2]))
+        return min(hi_a, hi_b) > max(lo_a, lo_b)
+    # an end of one on the other's interior (a T): allowed, the wall is split there
+    return False
 
 
 @pytest.mark.parametrize(

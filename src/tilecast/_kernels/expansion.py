@@ -32,6 +32,7 @@ from numba import njit
 
 from tilecast._kernels import internal
 from tilecast._kernels.geometry import orient2d
+from tilecast._kernels.visibility import emit_point, point_on
 
 #: What :func:`expand` returns when it cannot answer (the caller floods instead).
 UNSURE = -1
@@ -257,12 +258,18 @@ def _edge_from(tri, nbr, vtri, a, b):
 
 @internal
 def _mark(tri, nbr, cons, vtri, a, b, piece):
-    """Make the existing edge a-b the wall ``piece`` on both sides."""
+    """Make the existing edge a-b the wall ``piece`` on both sides; False: it is another's.
+
+    (Two pieces sharing an edge overlap: their split points were rounded.)
+    """
     t, k = _edge_from(tri, nbr, vtri, a, b)
+    if cons[t, k] >= 0 and cons[t, k] != piece:
+        return False
     cons[t, k] = piece
     u = nbr[t, k]
     if u >= 0:
         cons[u, _slot_facing(nbr, u, t)] = piece
+    return True
 
 
 @internal
@@ -299,14 +306,16 @@ def _insert_wall(xy, tri, nbr, cons, vtri, a, b, piece, queue):
     """Make the segment a-b a wall: flip the edges it crosses away (Sloan); False: it cannot.
 
     A vertex on the open segment splits it there. A crossed edge that is
-    already a wall (walls that cross) fails.
+    already a wall (walls that cross), or an edge that is already another
+    wall (walls that overlap), fails.
     """
     while a != b:
         t, k, on = _first_crossing(xy, tri, nbr, vtri, a, b)
         if t < 0:
             return False
         if on >= 0:
-            _mark(tri, nbr, cons, vtri, a, on, piece)
+            if not _mark(tri, nbr, cons, vtri, a, on, piece):
+                return False
             a = on
             continue
         # walk along a-b, listing the crossed edges, up to b or a vertex on a-b
@@ -364,7 +373,8 @@ def _insert_wall(xy, tri, nbr, cons, vtri, a, b, piece, queue):
                     queue[q - head, 0], queue[q - head, 1] = queue[q, 0], queue[q, 1]
                 n -= head
                 head = 0
-        _mark(tri, nbr, cons, vtri, a, end, piece)
+        if not _mark(tri, nbr, cons, vtri, a, end, piece):
+            return False
         a = end
     return True
 
@@ -458,45 +468,38 @@ def locate_in(mesh, t, px, py):
 
 
 @internal(inline="always")
-def _send(mesh, stack, n, t, k, rx, ry, lx, ly, picked, span):
-    """Send the window from direction (rx, ry) to (lx, ly) through the edge opposite slot k of t.
-
-    A wall there is marked in ``picked`` (``span``: the lowest and highest
-    word touched, and the count of marks); else the window is pushed.
-    Returns the stack's size; -1: the edge is the box.
-    """
-    piece = np.int64(mesh[t, _WALL + k])
-    if piece >= 0:
-        picked[piece >> 6] |= np.int64(1) << (piece & 63)
-        span[0] = min(span[0], piece >> 6)
-        span[1] = max(span[1], piece >> 6)
-        span[2] += 1
-        return n
-    code = mesh[t, _ACROSS + k]
-    if code < 0.0:
-        return -1
-    stack[n, 0] = code
+def _push(stack, n, t, k, rx, ry, lx, ly):
+    """Push the window from direction (rx, ry) to (lx, ly) through the edge opposite slot k of t."""
+    stack[n, 0] = 4 * t + k
     stack[n, 1], stack[n, 2], stack[n, 3], stack[n, 4] = rx, ry, lx, ly
     return n + 1
 
 
 @internal
-def expand(mesh, start, px, py, stack, picked, span):
-    """Mark the walls p sees over an open range of directions: bits in ``picked``.
+def expand(mesh, start, px, py, stack, picked, span, trail):
+    """Follow every window from p to the walls it ends on, counter-clockwise.
 
-    Returns a status: 0 done, UNSURE when p lies on an edge of the
-    triangulation or the walk from triangle ``start`` is lost, ENDLESS when
-    p sees past the box. ``span`` (3,) int64 gets the lowest and highest
-    word of ``picked`` touched (bits may be set there whatever the status)
-    and how many marks were made (a wall seen through two windows counts
-    twice).
-    ``stack``: (S, 5) float64 scratch, S at least the number of vertices
-    plus three (the windows pending at once are disjoint ranges of
-    directions, each ending at a vertex's).
+    Marks the walls in ``picked`` (a bit per piece) and lists each window
+    that ends on a wall in ``trail`` (rows ``piece, rx, ry, lx, ly``: the
+    directions through the window's right and left bounding vertices), in
+    counter-clockwise order around p, starting from the first edge of p's
+    triangle. Returns a status: 0 done, UNSURE when p lies on an edge of
+    the triangulation or the walk from triangle ``start`` is lost, ENDLESS
+    when p sees past the box. ``span`` (5,) int64 gets the lowest and
+    highest word of ``picked`` touched (bits may be set there whatever the
+    status), how many marks were made (a wall seen through two windows
+    counts twice), the rows of ``trail`` and 1 when a vertex lay exactly on
+    a window's edge (else 0; the trail then needs the sweep's rules for
+    directions holding several events). ``stack`` and ``trail``: (S, 5)
+    float64 scratch, S at least the number of vertices plus three (the
+    windows pending at once are disjoint ranges of directions, each ending
+    at a vertex's; so are the windows listed).
     """
     span[0] = picked.shape[0]
     span[1] = -1
     span[2] = 0
+    span[3] = 0
+    span[4] = 0
     t = locate_in(mesh, start, px, py)
     if t < 0:
         return UNSURE
@@ -506,33 +509,125 @@ def expand(mesh, start, px, py, stack, picked, span):
                     px, py) != 1:  # fmt: skip
             return UNSURE
     n = 0
-    for k in range(3):  # seen from p, each edge runs counter-clockwise from its first end
+    for k in range(2, -1, -1):  # seen from p, each edge runs counter-clockwise from its first end
         a, b = (k + 1) % 3, (k + 2) % 3
-        n = _send(mesh, stack, n, t, k, mesh[t, 2 * a], mesh[t, 2 * a + 1],
-                         mesh[t, 2 * b], mesh[t, 2 * b + 1], picked, span)  # fmt: skip
-        if n < 0:
-            return ENDLESS
+        n = _push(stack, n, t, k, mesh[t, 2 * a], mesh[t, 2 * a + 1], mesh[t, 2 * b],
+                  mesh[t, 2 * b + 1])  # fmt: skip
     while n > 0:
         n -= 1
         code = np.int64(stack[n, 0])
+        t, k = code >> 2, code & 3
         rx, ry, lx, ly = stack[n, 1], stack[n, 2], stack[n, 3], stack[n, 4]
+        piece = np.int64(mesh[t, _WALL + k])
+        if piece >= 0:
+            picked[piece >> 6] |= np.int64(1) << (piece & 63)
+            span[0] = min(span[0], piece >> 6)
+            span[1] = max(span[1], piece >> 6)
+            span[2] += 1
+            m = span[3]
+            trail[m, 0] = piece
+            trail[m, 1], trail[m, 2], trail[m, 3], trail[m, 4] = rx, ry, lx, ly
+            span[3] = m + 1
+            continue
+        across = np.int64(mesh[t, _ACROSS + k])
+        if across < 0:
+            return ENDLESS
         # entered u through the edge opposite its corner j: u's corners are
         # (w, left end, right end) from slot j on
-        u, j = code >> 2, code & 3
+        u, j = across >> 2, across & 3
         wx, wy = mesh[u, 2 * j], mesh[u, 2 * j + 1]
-        past_right = orient2d(px, py, rx, ry, wx, wy) > 0
-        before_left = orient2d(px, py, wx, wy, lx, ly) > 0
-        if past_right and before_left:  # w splits the window
-            n = _send(mesh, stack, n, u, (j + 2) % 3, wx, wy, lx, ly, picked, span)
-            if n >= 0:
-                n = _send(mesh, stack, n, u, (j + 1) % 3, rx, ry, wx, wy, picked, span)
-        elif before_left:  # w at or right of the window: all of it crosses w-left end
-            n = _send(mesh, stack, n, u, (j + 2) % 3, rx, ry, lx, ly, picked, span)
+        right_turn = orient2d(px, py, rx, ry, wx, wy)
+        left_turn = orient2d(px, py, wx, wy, lx, ly)
+        if right_turn == 0 or left_turn == 0:
+            span[4] = 1
+        if right_turn > 0 and left_turn > 0:  # w splits the window; its right part first
+            n = _push(stack, n, u, (j + 2) % 3, wx, wy, lx, ly)
+            n = _push(stack, n, u, (j + 1) % 3, rx, ry, wx, wy)
+        elif left_turn > 0:  # w at or right of the window: all of it crosses w-left end
+            n = _push(stack, n, u, (j + 2) % 3, rx, ry, lx, ly)
         else:  # w at or left of it: all of it crosses right end-w
-            n = _send(mesh, stack, n, u, (j + 1) % 3, rx, ry, lx, ly, picked, span)
-        if n < 0:
-            return ENDLESS
+            n = _push(stack, n, u, (j + 1) % 3, rx, ry, lx, ly)
     return 0
+
+
+@internal
+def _before(px, py, ux, uy, ax, ay, bx, by):
+    """Is direction a before direction b, counter-clockwise from direction u (u itself first)?"""
+    half_a = _half(px, py, ux, uy, ax, ay)
+    half_b = _half(px, py, ux, uy, bx, by)
+    if half_a != half_b:
+        return half_a < half_b
+    return orient2d(px, py, ax, ay, bx, by) > 0
+
+
+@internal
+def _half(px, py, ux, uy, qx, qy):
+    """0 for directions in [u, u + pi), 1 for [u + pi, u + 2 pi)."""
+    o = orient2d(px, py, ux, uy, qx, qy)
+    if o != 0:
+        return 0 if o > 0 else 1
+    # in line: the same way as u? (the signs of rounded differences are exact)
+    return 0 if (qx - px) * (ux - px) + (qy - py) * (uy - py) > 0.0 else 1
+
+
+@internal
+def _counter_clockwise(lex_rows, r, px, py, piece):
+    """Piece r's row with its ends counter-clockwise around p, in ``piece`` (1, 4)."""
+    x0, y0, x1, y1 = lex_rows[r, 0], lex_rows[r, 1], lex_rows[r, 2], lex_rows[r, 3]
+    if orient2d(px, py, x0, y0, x1, y1) < 0:
+        x0, y0, x1, y1 = x1, y1, x0, y0
+    piece[0, 0], piece[0, 1], piece[0, 2], piece[0, 3] = x0, y0, x1, y1
+
+
+@internal
+def trace(trail, count, lex_rows, first, px, py):
+    """The visibility polygon from an expansion's trail: ``(polygon, ok)``.
+
+    What :func:`tilecast._kernels.visibility.sweep` returns on the walls
+    seen: where the nearest wall changes (between two windows of the trail
+    ending on different pieces, at the vertex they share), the points of
+    both pieces in that direction, the first at or after the direction of
+    the sweep's first event (the counter-clockwise-first end of row
+    ``first``), consecutive repeats and a last point equal to the first
+    left out. Only for a trail with no vertex on a window's edge (then each
+    such direction holds one event the sweep measures it by: that vertex);
+    ``ok`` False: use the sweep.
+    """
+    if count == 0 or first < 0:
+        return np.empty((0, 2)), False
+    piece = np.empty((1, 4))
+    _counter_clockwise(lex_rows, first, px, py, piece)
+    ux, uy = piece[0, 0], piece[0, 1]
+    # the changes of wall, and the first of them from u
+    start = -1
+    changes = 0
+    for i in range(count):
+        nxt = (i + 1) % count
+        if trail[i, 3] != trail[nxt, 1] or trail[i, 4] != trail[nxt, 2]:
+            return np.empty((0, 2)), False  # windows not end to end: leave it to the sweep
+        if trail[i, 0] == trail[nxt, 0]:
+            continue
+        changes += 1
+        if start < 0 or _before(px, py, ux, uy, trail[i, 3], trail[i, 4],
+                                trail[start, 3], trail[start, 4]):  # fmt: skip
+            start = i
+    if changes == 0:
+        return np.empty((0, 2)), False
+    out = np.empty((2 * changes, 2))
+    n = 0
+    for step in range(count):
+        i = (start + step) % count
+        nxt = (i + 1) % count
+        if trail[i, 0] == trail[nxt, 0]:
+            continue
+        qx, qy = trail[i, 3], trail[i, 4]
+        for r in (np.int64(trail[i, 0]), np.int64(trail[nxt, 0])):
+            _counter_clockwise(lex_rows, r, px, py, piece)
+            x, y = point_on(piece, 0, px, py, qx, qy)
+            n = emit_point(out, n, x, y)
+    if n > 1 and out[n - 1, 0] == out[0, 0] and out[n - 1, 1] == out[0, 1]:
+        n -= 1
+    return out[:n].copy(), True
 
 
 def prepare(
@@ -601,8 +696,9 @@ def seen_pieces(mesh, start, px, py, pieces):
     """
     picked = np.zeros(pieces // 64 + 1, dtype=np.int64)
     stack = np.empty((mesh.shape[0] + 8, 5))
-    span = np.empty(3, dtype=np.int64)
-    status = expand(mesh, start, px, py, stack, picked, span)
+    trail = np.empty((mesh.shape[0] + 8, 5))
+    span = np.empty(5, dtype=np.int64)
+    status = expand(mesh, start, px, py, stack, picked, span, trail)
     out = np.empty(pieces, dtype=np.int64)
     n = 0
     for r in range(pieces):

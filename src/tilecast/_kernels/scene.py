@@ -36,7 +36,7 @@ from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from tilecast._kernels import internal
-from tilecast._kernels.expansion import ENDLESS, UNSURE, expand, triangulate
+from tilecast._kernels.expansion import ENDLESS, UNSURE, expand, trace, triangulate
 from tilecast._kernels.geometry import SAFE_EXPONENT, orient2d
 from tilecast._kernels.jobs import argument_types, compile_together
 from tilecast._kernels.visibility import (
@@ -897,11 +897,17 @@ def polygon(
     if extras.shape[0] == 0 and radius <= 0.0 and 0 < lex_rows.shape[0] == piece_at.shape[0]:
         # the scene's own pieces (no bounds, circles or radius): taken as they are
         status = UNSURE
-        span = np.empty(3, dtype=np.int64)
+        span = np.empty(5, dtype=np.int64)
         if mesh.shape[0] > 0:
             cell = int(math.floor((py - y0) / h)) * nx + int(math.floor((px - x0) / h))  # noqa: RUF046 (numba)
             if tri_start[cell] >= 0:
-                status = expand(mesh, tri_start[cell], px, py, stack, picked, span)
+                status = expand(mesh, tri_start[cell], px, py, stack[0], picked, span, stack[1])
+            if status == 0 and span[4] == 0 and not cone:  # the polygon straight from the trail
+                poly, ok = trace(stack[1], span[3], lex_rows, first_piece(lex_rows, px, py), px, py)
+                if ok:
+                    for w in range(span[0], span[1] + 1):
+                        picked[w] = 0
+                    return poly, 0
             if status == ENDLESS and not cone:
                 status = -3  # sees to infinity (with a cone, perhaps not inside it: flood)
             if status != 0:
@@ -939,12 +945,12 @@ def polygon(
 def new_workspace(m, cells, pieces, triangles):
     """A query's workspace: ``(work, cover, stack)`` (see :func:`polygon`, :func:`workspace_parts`).
 
-    ``stack`` holds the expansion's pending windows: fewer than the
-    triangles (:func:`tilecast._kernels.expansion.expand`).
+    ``stack`` holds the expansion's pending windows and its trail, each
+    fewer than the triangles (:func:`tilecast._kernels.expansion.expand`).
     """
     work = np.zeros(3 * m + 2 * cells + pieces // 64 + 1, dtype=np.int64)
     cover = np.empty((5, BINS))
-    stack = np.empty((triangles + 8, 5))
+    stack = np.empty((2, triangles + 8, 5))
     return work, cover, stack
 
 
@@ -1051,7 +1057,7 @@ def family_units() -> list[tuple[object, tuple[object, ...], float]]:
     ints = np.empty(0, dtype=np.int64)
     floats = np.empty(0)
     query = (walls, walls, ints, np.empty((0, 12)), 0.0, 0.0, 0.0, walls, 0.0, 0.0, 0.0, floats,
-             walls, ints, False, floats, ints, np.empty((5, BINS)), np.empty((0, 5)), 0, 0,
+             walls, ints, False, floats, ints, np.empty((5, BINS)), np.empty((2, 0, 5)), 0, 0,
              0)  # fmt: skip
     return [
         (polygon, argument_types(polygon, query), 7.6),

@@ -681,7 +681,7 @@ def _heap_remove(segs, px, py, heap, pos, size, i):
 
 
 @internal
-def _point_on(segs, i, px, py, qx, qy):
+def point_on(segs, i, px, py, qx, qy):
     """Where the ray from p towards q meets segment i (q itself if it is an end)."""
     ax, ay, bx, by = segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3]
     if (qx == ax and qy == ay) or (qx == bx and qy == by):
@@ -694,7 +694,7 @@ def _point_on(segs, i, px, py, qx, qy):
 
 
 @internal
-def _emit(out, n, x, y):
+def emit_point(out, n, x, y):
     if n > 0 and out[n - 1, 0] == x and out[n - 1, 1] == y:
         return n
     out[n, 0] = x
@@ -705,12 +705,12 @@ def _emit(out, n, x, y):
 @internal
 def _emit_boundary(out, n, segs, nearest, px, py, qx, qy, radius):
     if nearest >= 0:
-        x, y = _point_on(segs, nearest, px, py, qx, qy)
+        x, y = point_on(segs, nearest, px, py, qx, qy)
     else:
         dx, dy = qx - px, qy - py
         scale = radius / math.hypot(dx, dy)
         x, y = px + dx * scale, py + dy * scale
-    return _emit(out, n, x, y)
+    return emit_point(out, n, x, y)
 
 
 @internal
@@ -726,7 +726,7 @@ def _emit_arc(out, n, px, py, radius, x1, y1, x2, y2, full):
     steps = int(math.ceil(sweep / math.radians(1.0) - 1e-9))  # noqa: RUF046 (numba)
     for k in range(1, steps):
         angle = a1 + sweep * k / steps
-        n = _emit(out, n, px + radius * math.cos(angle), py + radius * math.sin(angle))
+        n = emit_point(out, n, px + radius * math.cos(angle), py + radius * math.sin(angle))
     return n
 
 
@@ -760,7 +760,7 @@ def sweep(segs, px, py, radius, cone, ux, uy, wx, wy):
                 return np.empty((0, 2)), 1
             ux, uy = px + 1.0, py
             out = np.empty((400, 2))
-            n = _emit(out, np.int64(0), px + radius, py)
+            n = emit_point(out, np.int64(0), px + radius, py)
             n = _emit_arc(out, n, px, py, radius, ux, uy, ux, uy, np.bool_(True))
             return out[:n].copy(), 0
         ux, uy = ex[0], ey[0]
@@ -798,7 +798,7 @@ def sweep(segs, px, py, radius, cone, ux, uy, wx, wy):
             if e % 2 == 0:
                 size = _heap_push(segs, px, py, heap, pos, size, e // 2)
             k += 1
-        n = _emit(out, n, px, py)
+        n = emit_point(out, n, px, py)
         nearest = heap[0] if size > 0 else -1
         if nearest < 0 and radius <= 0.0:
             return out[:0].copy(), 1
