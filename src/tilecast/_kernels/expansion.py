@@ -417,7 +417,33 @@ def triangulate(xy, order, walls, pieces):
     for w in range(walls.shape[0]):
         if not _insert_wall(xy, tri, nbr, cons, vtri, walls[w, 0], walls[w, 1], pieces[w], queue):
             return tri[:count], nbr[:count], cons[:count], False
+    _delaunay_again(xy, tri, nbr, cons, vtri, count)
     return tri[:count], nbr[:count], cons[:count], True
+
+
+@internal
+def _delaunay_again(xy, tri, nbr, cons, vtri, count):
+    """Flip the edges the walls' insertion left thin, but walls (constrained Delaunay).
+
+    Rounds over every edge until none flips (at most 64 rounds: the float
+    circle test could disagree with itself); fewer thin triangles, fewer
+    steps per query.
+    """
+    for _ in range(64):
+        flipped = False
+        for t in range(count):
+            for k in range(3):
+                u = nbr[t, k]
+                if u < t or cons[t, k] >= 0:  # each edge once; the box (-1) and walls stay
+                    continue
+                w = tri[u, _slot_facing(nbr, u, t)]
+                thin = _in_circle(xy, tri[t, 0], tri[t, 1], tri[t, 2], w)
+                if thin and _convex(xy, t, k, tri, nbr):
+                    _flip(tri, nbr, cons, vtri, t, k)
+                    flipped = True
+                    break  # t has new edges
+        if not flipped:
+            return
 
 
 @njit(cache=True)
