@@ -88,18 +88,22 @@ class VisibilityScene:
 
     Notes
     -----
-    Preparation buckets the walls in a uniform grid (about three walls per
-    cell), lists the pairs of walls that touch or cross and sorts the walls'
-    pieces; it takes a few milliseconds per ten thousand walls. A query
-    floods the grid outward from the observer, skipping every cell whose
-    directions are all hidden nearer than the cell by walls already met
-    (float angles and distances with wide margins, so no wall the answer
-    needs is skipped), takes those walls' prepared pieces (with a radius,
-    bounds or circles: splits them again, with the walls that cut them), and
-    runs :func:`~tilecast.visibility_polygon`'s exact sweep on them, in the
-    order it would: the answer is the same array. Observers outside
-    the walls' bounding box, and scenes whose pieces leave the exact range,
-    are answered by ``visibility_polygon`` itself.
+    Preparation splits the walls into pieces where they cross, triangulates
+    the pieces' ends with every piece an edge (a constrained Delaunay
+    triangulation, exact orientation tests) and buckets the walls in a
+    uniform grid; about 120 ms for 28,000 walls. A query without a radius,
+    bounds or circles walks to the observer's triangle and expands from it
+    (triangular expansion): each window of directions, bounded by rays
+    through triangle corners, crosses triangle after triangle until it
+    meets a wall, and the walls met, in counter-clockwise order, give the
+    polygon's vertices as :func:`~tilecast.visibility_polygon`'s sweep
+    computes them. Where the sweep's own rules decide (a corner exactly on
+    a window's edge, a cone) the sweep runs on the walls met; with a
+    radius, bounds or circles, or an observer on a triangle's edge, a flood
+    of the grid picks the walls that can matter and the sweep runs on them.
+    Either way the answer is the same array. Observers outside the walls'
+    bounding box, and scenes whose pieces leave the exact range, are
+    answered by ``visibility_polygon`` itself.
 
     Examples
     --------
