@@ -333,6 +333,22 @@ def _cell_value(info, q, variants, pixels, outside, tw, th, p, r):
 
 
 @internal
+def _step_in_tile(p, big, s, size):
+    """Pixel index ``p`` in tile ``big`` moved by ``s`` (1 or -1), into the next tile past an edge.
+
+    Returns the new ``(p, big)``; ``size`` is the tile's width (or height) in pixels.
+    """
+    p += s
+    if p == size:
+        p = np.int64(0)
+        big += 1
+    elif p < 0:
+        p = size - 1
+        big -= 1
+    return p, big
+
+
+@internal
 def _gone(i, j, cols, rows, sx, sy):
     """Off the map and moving away from it on some axis: never comes back."""
     return (
@@ -675,22 +691,10 @@ def walk(info, variants, pixels, outside_solid, tile_jump_min, ox, oy, pw, ph, m
             on_x = event < 0  # the ray crosses a column line (else a row line)
             if on_x:
                 i += sx
-                px += sx
-                if px == tw:
-                    px = 0
-                    big_i += 1
-                elif px < 0:
-                    px = tw - 1
-                    big_i -= 1
+                px, big_i = _step_in_tile(px, big_i, sx, tw)
             else:
                 j += sy
-                py += sy
-                if py == th:
-                    py = 0
-                    big_j += 1
-                elif py < 0:
-                    py = th - 1
-                    big_j -= 1
+                py, big_j = _step_in_tile(py, big_j, sy, th)
             value = _tile_value(info, q, variants, pixels, outside, big_i, big_j, px, py)
             if value == SOLID and not (mode == SIGHT and i == i_last and j == j_last):
                 if mode == SIGHT:
