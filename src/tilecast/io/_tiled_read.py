@@ -158,6 +158,37 @@ def _colour(where: str, value: Any) -> tuple[int, int, int] | None:
         raise MapLoadError(f"{where}: bad colour {excerpt(value)} (expected RRGGBB)") from None
 
 
+def _size(where: str, get: Callable[[str], Any], width: str, height: str) -> tuple[int, int] | None:
+    """Read an image's ``(width, height)`` with ``get``; None when one is missing."""
+    if get(width) is None or get(height) is None:
+        return None
+    return _count(where, get(width), width), _count(where, get(height), height)
+
+
+def _offset(where: str, get: Callable[[str], Any]) -> tuple[float, float]:
+    """Read an object layer's ``(offsetx, offsety)`` with ``get`` (0 when not given)."""
+    return _float(where, get("offsetx"), "offsetx"), _float(where, get("offsety"), "offsety")
+
+
+def _placement(
+    where: str, get: Callable[[str], Any], dx: float, dy: float
+) -> tuple[float, float, float, float, float]:
+    """Read an object's ``x + dx, y + dy, width, height, rotation`` with ``get``."""
+    x = _float(where, get("x"), "x") + dx
+    y = _float(where, get("y"), "y") + dy
+    w, h = _float(where, get("width"), "width"), _float(where, get("height"), "height")
+    return x, y, w, h, _float(where, get("rotation"), "rotation")
+
+
+def _polygon(
+    where: str, x: float, y: float, rotation: float, points: tuple[tuple[float, float], ...]
+) -> Shape:
+    """Return a polygon object's shape from its points (each must be finite)."""
+    if not all(math.isfinite(a) and math.isfinite(b) for a, b in points):
+        raise MapLoadError(f"{where}: bad polygon points")
+    return Shape("polygon", x, y, rotation=rotation, points=points)
+
+
 # ------------------------------------------------------------ tile data
 def _decompress(where: str, data: bytes, compression: str, size: int) -> bytes:
     """Decompress at most ``size + 1`` bytes: more than ``size`` is an error, never a bomb."""
@@ -341,13 +372,7 @@ class _Reader:
     ) -> list[Shape]:
         shapes = []
         for obj in group.findall("object"):
-            x = _float(where, obj.get("x"), "x") + dx
-            y = _float(where, obj.get("y"), "y") + dy
-            w, h = (
-                _float(where, obj.get("width"), "width"),
-                _float(where, obj.get("height"), "height"),
-            )
-            rotation = _float(where, obj.get("rotation"), "rotation")
+            x, y, w, h, rotation = _placement(where, obj.get, dx, dy)
             polygon = obj.find("polygon")
             if polygon is not None:
                 try:
@@ -357,9 +382,7 @@ class _Reader:
                     )
                 except ValueError:
                     raise MapLoadError(f"{where}: bad polygon points") from None
-                if not all(math.isfinite(a) and math.isfinite(b) for a, b in points):
-                    raise MapLoadError(f"{where}: bad polygon points")
-                shapes.append(Shape("polygon", x, y, rotation=rotation, points=points))
+                shapes.append(_polygon(where, x, y, rotation, points))
             elif obj.find("ellipse") is not None:
                 shapes.append(Shape("ellipse", x, y, w, h, rotation))
             elif (
@@ -378,22 +401,14 @@ class _Reader:
         if image is not None:
             ts.image = self.ref(path, image.get("source"), "tileset image")
             ts.trans = _colour(where, image.get("trans"))
-            if image.get("width") is not None and image.get("height") is not None:
-                ts.image_size = (
-                    _count(where, image.get("width"), "width"),
-                    _count(where, image.get("height"), "height"),
-                )
+            ts.image_size = _size(where, image.get, "width", "height")
         for tile in node.findall("tile"):
             local = _count(where, tile.get("id"), "tile id")
             info = TileInfo(properties=self.xml_properties(where, tile))
             tile_image = tile.find("image")
             if tile_image is not None:
                 info.image = self.ref(path, tile_image.get("source"), f"image of tile {local}")
-                if tile_image.get("width") is not None and tile_image.get("height") is not None:
-                    info.size = (
-                        _count(where, tile_image.get("width"), "width"),
-                        _count(where, tile_image.get("height"), "height"),
-                    )
+                info.size = _size(where, tile_image.get, "width", "height")
             group = tile.find("objectgroup")
             if group is not None:
                 info.shapes = self.xml_shapes(f"{where}, tile {local}", group)
@@ -470,16 +485,9 @@ class _Reader:
                             (name, [_Chunk(0, 0, tmap.cols, tmap.rows, values)], shown, props)
                         )
                 elif node.tag == "objectgroup":
-                    dx = _float(where, node.get("offsetx"), "offsetx")
-                    dy = _float(where, node.get("offsety"), "offsety")
-                    tmap.object_layers.append(
-                        ObjectLayer(
-                            name,
-                            self.xml_shapes(where, node, dx, dy),
-                            shown,
-                            self.xml_properties(where, node),
-                        )
-                    )
+                    shapes = self.xml_shapes(where, node, *_offset(where, node.get))
+                    props = self.xml_properties(where, node)
+                    tmap.object_layers.append(ObjectLayer(name, shapes, shown, props))
 
         walk(root, "", True)
         return self.finish(tmap, raw, infinite)
@@ -504,21 +512,13 @@ class _Reader:
         for obj in objects:
             if not isinstance(obj, dict):
                 raise MapLoadError(f"{where}: an object is not a JSON object")
-            x = _float(where, obj.get("x"), "x") + dx
-            y = _float(where, obj.get("y"), "y") + dy
-            w, h = (
-                _float(where, obj.get("width"), "width"),
-                _float(where, obj.get("height"), "height"),
-            )
-            rotation = _float(where, obj.get("rotation"), "rotation")
+            x, y, w, h, rotation = _placement(where, obj.get, dx, dy)
             if "polygon" in obj:
                 try:
                     points = tuple((float(p["x"]), float(p["y"])) for p in obj["polygon"])
                 except (KeyError, TypeError, ValueError, OverflowError):
                     raise MapLoadError(f"{where}: bad polygon points") from None
-                if not all(math.isfinite(a) and math.isfinite(b) for a, b in points):
-                    raise MapLoadError(f"{where}: bad polygon points")
-                shapes.append(Shape("polygon", x, y, rotation=rotation, points=points))
+                shapes.append(_polygon(where, x, y, rotation, points))
             elif obj.get("ellipse") is True:
                 shapes.append(Shape("ellipse", x, y, w, h, rotation))
             elif not any(obj.get(k) for k in ("point", "polyline", "text", "gid")):
@@ -531,11 +531,7 @@ class _Reader:
         if node.get("image"):
             ts.image = self.ref(path, node.get("image"), "tileset image")
             ts.trans = _colour(where, node.get("transparentcolor"))
-            if node.get("imagewidth") is not None and node.get("imageheight") is not None:
-                ts.image_size = (
-                    _count(where, node.get("imagewidth"), "imagewidth"),
-                    _count(where, node.get("imageheight"), "imageheight"),
-                )
+            ts.image_size = _size(where, node.get, "imagewidth", "imageheight")
         tiles = node.get("tiles", [])
         if isinstance(tiles, dict):  # before Tiled 1.2: {"id": {...}}
             tiles = [dict(v, id=k) if isinstance(v, dict) else v for k, v in tiles.items()]
@@ -548,11 +544,7 @@ class _Reader:
             info = TileInfo(properties=self.json_properties(where, tile))
             if tile.get("image"):
                 info.image = self.ref(path, tile.get("image"), f"image of tile {local}")
-                if tile.get("imagewidth") is not None and tile.get("imageheight") is not None:
-                    info.size = (
-                        _count(where, tile.get("imagewidth"), "imagewidth"),
-                        _count(where, tile.get("imageheight"), "imageheight"),
-                    )
+                info.size = _size(where, tile.get, "imagewidth", "imageheight")
             if "objectgroup" in tile:
                 info.shapes = self.json_shapes(f"{where}, tile {local}", tile["objectgroup"])
             self.add_tile(ts, local, info)
@@ -599,16 +591,9 @@ class _Reader:
                         )
                     )
                 elif kind == "objectgroup":
-                    dx = _float(where, layer.get("offsetx"), "offsetx")
-                    dy = _float(where, layer.get("offsety"), "offsety")
-                    tmap.object_layers.append(
-                        ObjectLayer(
-                            name,
-                            self.json_shapes(where, layer, dx, dy),
-                            shown,
-                            self.json_properties(where, layer),
-                        )
-                    )
+                    shapes = self.json_shapes(where, layer, *_offset(where, layer.get))
+                    props = self.json_properties(where, layer)
+                    tmap.object_layers.append(ObjectLayer(name, shapes, shown, props))
 
         walk(doc["layers"], "", True)
         return self.finish(tmap, raw, infinite)
