@@ -385,32 +385,10 @@ def load_ldtk(
                 f"{cols} x {rows} cells"
             )
         placed.append((x, y, t, f))
-    if all(x % size == 0 and y % size == 0 for x, y, _, _ in placed):
-        return _on_grid(where, placed, masks, rows, cols, size, outside)
-    return _free_tiles(where, placed, masks, rows, cols, size, outside, limits)
+    return _placed_tiles(where, placed, masks, rows, cols, size, outside, limits)
 
 
-def _on_grid(
-    where: str,
-    placed: list[tuple[int, int, int, int]],
-    masks: NDArray[np.bool_],
-    rows: int,
-    cols: int,
-    size: int,
-    outside: str,
-) -> TileMap:
-    from tilecast.tiles import TileMap, TileSet
-
-    ids = np.full((rows, cols), -1, dtype=np.int64)
-    flips = np.zeros((rows, cols), dtype=np.int64)
-    for x, y, t, f in placed:
-        if not (0 <= x // size < cols and 0 <= y // size < rows):
-            continue  # a cell beyond the level (x or y negative)
-        ids[y // size, x // size], flips[y // size, x // size] = t, f
-    return TileMap(ids, TileSet(masks), flips=np.where(ids >= 0, flips, 0), outside=outside)
-
-
-def _free_tiles(
+def _placed_tiles(
     where: str,
     placed: list[tuple[int, int, int, int]],
     masks: NDArray[np.bool_],
@@ -419,8 +397,22 @@ def _free_tiles(
     size: int,
     outside: str,
     limits: Limits,
-) -> Grid:
-    """Tiles placed off the cell grid: drawn into a pixel-resolution Grid (one unit per pixel)."""
+) -> Grid | TileMap:
+    """Return a tile layer's tiles ``(x, y, tile, flips)`` as a map.
+
+    Tiles on the cell grid make a TileMap; tiles placed off it are drawn
+    into a pixel-resolution Grid (one unit per pixel).
+    """
+    if all(x % size == 0 and y % size == 0 for x, y, _, _ in placed):
+        from tilecast.tiles import TileMap, TileSet
+
+        ids = np.full((rows, cols), -1, dtype=np.int64)
+        flips = np.zeros((rows, cols), dtype=np.int64)
+        for x, y, t, f in placed:
+            if not (0 <= x // size < cols and 0 <= y // size < rows):
+                continue  # a cell beyond the level (x or y negative)
+            ids[y // size, x // size], flips[y // size, x // size] = t, f
+        return TileMap(ids, TileSet(masks), flips=np.where(ids >= 0, flips, 0), outside=outside)
     height, width = rows * size, cols * size
     limits.check(where, "max_cells", height * width, "pixels in a layer of free-placed tiles")
     solid = np.zeros((height, width), dtype=np.bool_)
