@@ -200,25 +200,41 @@ def _all_hits(
 ) -> Iterator[Hit]:  # fmt: skip
     """Yield every solid cell (or pixel) the ray enters, in order, from compiled chunks."""
     view, is_tilemap = walk_map(grid)
+    for chunk in _chunks(view, _ALL, gaps, 0, ignore, origin, direction, limit):
+        if chunk is None:
+            yield from _farwalk.cast(check_map(grid), origin, direction, limit,
+                                     DIAGONAL_GAPS[gaps], ignore)  # fmt: skip
+            return
+        for (distance, x, y, normal_x, normal_y), (col, row, inside, px, py) in zip(
+            *chunk, strict=True
+        ):
+            yield Hit((x, y), (normal_x, normal_y), distance, (col, row), inside != 0,
+                      _pixel(is_tilemap, px, py))  # fmt: skip
+
+
+def _chunks(
+    view: tuple[Any, ...], mode: int, gaps: int, corners: int, ignore: bool,
+    a: tuple[float, float], b: tuple[float, float], limit: float,
+) -> Iterator[tuple[list[list[float]], list[list[int]]] | None]:  # fmt: skip
+    """Run the compiled walk in chunks of events (ALL or CELLS mode), resuming where it stopped.
+
+    Yields each chunk's events as lists ``(floats, ints)`` of rows (see the
+    walk's ``out_f``, ``out_i``), or None, once and first, when the ray's
+    numbers are beyond the compiled range (the caller takes the exact far
+    path).
+    """
     walk = _walk()
     events_f = np.empty((_CHUNK, 5))
     events_i = np.empty((_CHUNK, 5), dtype=np.int64)
     resume, i, j, nx, ny, t_prev = 0, 0, 0, 0, 0, 0.0
     while True:
-        r = walk(*view, _ALL, gaps, 0, ignore, origin[0], origin[1], direction[0], direction[1],
-                 limit, resume, i, j, nx, ny, t_prev, events_f, events_i)  # fmt: skip
+        r = walk(*view, mode, gaps, corners, ignore, a[0], a[1], b[0], b[1], limit, resume, i, j,
+                 nx, ny, t_prev, events_f, events_i)  # fmt: skip
         if r[0] == _UNSAFE:
-            yield from _farwalk.cast(check_map(grid), origin, direction, limit,
-                                     DIAGONAL_GAPS[gaps], ignore)  # fmt: skip
+            yield None
             return
         count = r[1]
-        floats = events_f[:count].tolist()
-        ints = events_i[:count].tolist()
-        for (distance, x, y, normal_x, normal_y), (col, row, inside, px, py) in zip(
-            floats, ints, strict=True
-        ):
-            yield Hit((x, y), (normal_x, normal_y), distance, (col, row), inside != 0,
-                      _pixel(is_tilemap, px, py))  # fmt: skip
+        yield events_f[:count].tolist(), events_i[:count].tolist()
         if r[0] != _MORE:
             return
         resume, i, j, nx, ny, t_prev = 1, r[2], r[3], r[4], r[5], r[6]
@@ -397,27 +413,13 @@ def _steps(
     origin: tuple[float, float], tile_size: tuple[float, float], a: tuple[float, float],
     b: tuple[float, float], policy: int,
 ) -> Iterator[Step]:  # fmt: skip
-    walk = _walk()
-    (ox, oy), (w, h) = origin, tile_size
-    events_f = np.empty((_CHUNK, 5))
-    events_i = np.empty((_CHUNK, 5), dtype=np.int64)
-    resume, i, j, nx, ny, t_prev = 0, 0, 0, 0, 0, 0.0
-    while True:
-        r = walk(_NO_INFO, _NO_VARIANTS, _NO_PIXELS, False, 0, ox, oy, w, h, _CELLS, 0, policy,
-                 False, a[0], a[1], b[0], b[1], math.inf, resume, i, j, nx, ny, t_prev, events_f,
-                 events_i)  # fmt: skip
-        if r[0] == _UNSAFE:
+    # CELLS reads no map: the walk cells are the tiles
+    view = (_NO_INFO, _NO_VARIANTS, _NO_PIXELS, False, 0, *origin, *tile_size)
+    for chunk in _chunks(view, _CELLS, 0, policy, False, a, b, math.inf):
+        if chunk is None:
             u0, v0 = tile_coordinates("start", a, origin, tile_size)
             u1, v1 = tile_coordinates("end", b, origin, tile_size)
             yield from _farwalk.cells(u0, v0, u1, v1, CORNER_POLICIES[policy])
             return
-        count = r[1]
-        floats = events_f[:count].tolist()
-        ints = events_i[:count].tolist()
-        for (t, _, _, normal_x, normal_y), (col, row, corner, _, _) in zip(
-            floats, ints, strict=True
-        ):
+        for (t, _, _, normal_x, normal_y), (col, row, corner, _, _) in zip(*chunk, strict=True):
             yield Step((col, row), t, (normal_x, normal_y), corner != 0)
-        if r[0] != _MORE:
-            return
-        resume, i, j, nx, ny, t_prev = 1, r[2], r[3], r[4], r[5], r[6]
