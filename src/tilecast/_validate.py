@@ -36,6 +36,7 @@ __all__ = [
     "as_directions_array",
     "as_finite_float",
     "as_flag",
+    "as_likelihood_table",
     "as_max_distances",
     "as_max_range",
     "as_nonnegative_float",
@@ -530,9 +531,25 @@ def as_observed(observed: Any, n_beams: int) -> NDArray[np.float64]:
     if array.shape != (n_beams,):
         raise ValueError(f"observed must have shape ({n_beams},) (one reading per angle), "
                          f"got {array.shape}")  # fmt: skip
+    return _finite_nonnegative("observed", array, " (a sensor's 'no return' is max_range)", "")
+
+
+def as_likelihood_table(table: Any) -> NDArray[np.float64]:
+    """``table`` as a non-empty 2D float64 array of finite, non-negative probabilities."""
+    array = as_real_array("table", table)
+    if array.ndim != 2 or array.size == 0:
+        raise ValueError("table must be a non-empty 2D array [observed_index, expected_index], "
+                         f"got shape {array.shape}")  # fmt: skip
+    return _finite_nonnegative("table", array, "", " (probabilities)")
+
+
+def _finite_nonnegative(
+    name: str, array: np.ndarray, finite_note: str, sign_note: str
+) -> NDArray[np.float64]:
+    """``array`` as C-contiguous float64 of finite values >= 0, or raise naming ``name``."""
     array = np.ascontiguousarray(array, dtype=np.float64)
     if not np.isfinite(array).all():
-        raise ValueError("observed must be finite (a sensor's 'no return' is max_range)")
+        raise ValueError(f"{name} must be finite{finite_note}")
     if (array < 0.0).any():
-        raise ValueError("observed must be non-negative")
+        raise ValueError(f"{name} must be non-negative{sign_note}")
     return array

@@ -24,11 +24,11 @@ from numpy.typing import NDArray
 from tilecast._validate import (
     as_angles,
     as_finite_float,
+    as_likelihood_table,
     as_max_range,
     as_observed,
     as_poses,
     as_positive_float,
-    as_real_array,
     check_map,
     check_out,
 )
@@ -250,15 +250,7 @@ def _table_evaluator(
 ) -> Any:
     from tilecast._kernels.sensor import table_log_likelihood
 
-    array = as_real_array("table", table)
-    if array.ndim != 2 or array.size == 0:
-        raise ValueError("table must be a non-empty 2D array [observed_index, expected_index], "
-                         f"got shape {array.shape}")  # fmt: skip
-    array = np.asarray(array, dtype=np.float64)
-    if not np.isfinite(array).all():
-        raise ValueError("table must be finite")
-    if (array < 0.0).any():
-        raise ValueError("table must be non-negative (probabilities)")
+    array = as_likelihood_table(table)
     if resolution is None:
         raise ValueError("table_resolution is required with table= (world units per table step)")
     step = as_positive_float("table_resolution", resolution)
