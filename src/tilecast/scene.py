@@ -49,17 +49,18 @@ _MAX_SIDE = 2048
 _BOUNDS_CACHE = 16
 
 
-_kernel_addresses: tuple[int, int] | None = None
+_kernel_addresses: tuple[int, int, int] | None = None
 _family_ready = False  # the scene's kernels compiled or loaded in this process
 
 
-def _addresses() -> tuple[int, int]:
-    """Return the addresses of the preparation end and the sweep the scene's kernels call."""
+def _addresses() -> tuple[int, int, int]:
+    """Return the addresses of the preparation's end, the sweep and the expansion."""
     global _kernel_addresses
     if _kernel_addresses is None:
+        from tilecast._kernels.expansion import address
         from tilecast._kernels.visibility import addresses
 
-        _kernel_addresses = addresses()
+        _kernel_addresses = (*addresses(), address())
     return _kernel_addresses
 
 

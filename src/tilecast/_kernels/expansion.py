@@ -28,10 +28,11 @@ triangle across that edge (-1 on the box), ``cons[t, k]`` the piece it is
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from tilecast._kernels import internal
 from tilecast._kernels.geometry import orient2d
+from tilecast._kernels.intrinsics import caller_of, compiled_address
 from tilecast._kernels.visibility import emit_point, point_on
 
 #: What :func:`expand` returns when it cannot answer (the caller floods instead).
@@ -654,6 +655,52 @@ def trace(trail, count, lex_rows, first, px, py):
     if n > 1 and out[n - 1, 0] == out[0, 0] and out[n - 1, 1] == out[0, 1]:
         n -= 1
     return out[:n].copy(), True
+
+
+#: :func:`expanded_polygon`'s signature: the scene's query kernel calls it
+#: through its address (compiled apart, side by side with it).
+EXPANDED_SIGNATURE = types.Tuple((types.float64[:, ::1], types.int64))(
+    types.float64[:, ::1], types.int64, types.float64, types.float64,
+    types.float64[:, :, ::1], types.int64[::1], types.int64[::1], types.float64[:, ::1],
+    types.int64, types.boolean,
+)  # fmt: skip
+#: :func:`expanded_polygon`'s outcomes (with :data:`UNSURE` and :data:`ENDLESS`).
+TRACED = 0
+SEEN = 1
+
+
+@njit(cache=True)
+def expanded_polygon(mesh, start, px, py, stack, picked, span, lex_rows, first, cone):
+    """A plain query's expansion: ``(polygon, outcome)``.
+
+    TRACED: the polygon (traced from the trail; ``picked`` left zero).
+    SEEN: the walls seen are marked in ``picked`` (``span`` as
+    :func:`expand` sets it) for the sweep (a cone, or a corner exactly on a
+    window's edge). UNSURE: flood instead; ENDLESS: p sees past the box
+    (with a cone, perhaps not inside it: flood). ``stack`` (2, S, 5): the
+    windows' stack and the trail; ``first``: the sweep's first row
+    (:func:`tilecast._kernels.scene.first_piece`).
+    """
+    status = expand(mesh, start, px, py, stack[0], picked, span, stack[1])
+    if status == 0 and span[4] == 0 and not cone:
+        poly, ok = trace(stack[1], span[3], lex_rows, first, px, py)
+        if ok:
+            for w in range(span[0], span[1] + 1):
+                picked[w] = 0
+            return poly, TRACED
+    if status == 0:
+        return np.empty((0, 2)), SEEN
+    for w in range(span[0], span[1] + 1):
+        picked[w] = 0
+    return np.empty((0, 2)), status
+
+
+call_expanded_polygon = caller_of(expanded_polygon, EXPANDED_SIGNATURE)
+
+
+def address() -> int:
+    """The address of :func:`expanded_polygon` (compiled on first use), for the scene's kernels."""
+    return compiled_address(expanded_polygon, EXPANDED_SIGNATURE)
 
 
 def prepare(

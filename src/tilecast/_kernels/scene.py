@@ -36,7 +36,16 @@ from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from tilecast._kernels import internal
-from tilecast._kernels.expansion import ENDLESS, UNSURE, expand, trace, triangulate
+from tilecast._kernels.expansion import (
+    ENDLESS,
+    EXPANDED_SIGNATURE,
+    SEEN,
+    TRACED,
+    UNSURE,
+    call_expanded_polygon,
+    expanded_polygon,
+    triangulate,
+)
 from tilecast._kernels.geometry import SAFE_EXPONENT, orient2d
 from tilecast._kernels.jobs import argument_types, compile_together
 from tilecast._kernels.visibility import (
@@ -870,7 +879,7 @@ def in_range(rows):
 @njit(cache=True)
 def polygon(
     segs, far_ends, index, mesh, x0, y0, h, extras, px, py, radius, box, lex_rows, lex_src, cone,
-    cone_trig, work, cover, stack, stamp, finish_at, sweep_at,
+    cone_trig, work, cover, stack, stamp, finish_at, sweep_at, expand_at,
 ):  # fmt: skip
     """One observer's visibility polygon: ``(polygon, status)``.
 
@@ -882,9 +891,10 @@ def polygon(
     ``work``, ``cover`` and ``stack`` are the query's workspace
     (:func:`new_workspace`), kept between queries; ``stamp`` must grow from
     query to query on one workspace. ``finish_at``, ``sweep_at``:
-    :func:`tilecast._kernels.visibility.addresses` (called through them, the
-    preparation's end and the sweep are not compiled again inside the
-    scene's kernels).
+    :func:`tilecast._kernels.visibility.addresses`, ``expand_at``:
+    :func:`tilecast._kernels.expansion.address` (called through them, the
+    preparation's end, the sweep and the expansion are not compiled again
+    inside the scene's kernels).
 
     With the scene's own pieces (no bounds, circles or radius) the walls
     come from the triangular expansion when the scene has a triangulation
@@ -901,20 +911,16 @@ def polygon(
         if mesh.shape[0] > 0:
             cell = int(math.floor((py - y0) / h)) * nx + int(math.floor((px - x0) / h))  # noqa: RUF046 (numba)
             if tri_start[cell] >= 0:
-                status = expand(mesh, tri_start[cell], px, py, stack[0], picked, span, stack[1])
-            if status == 0 and span[4] == 0 and not cone:  # the polygon straight from the trail
-                poly, ok = trace(stack[1], span[3], lex_rows, first_piece(lex_rows, px, py), px, py)
-                if ok:
-                    for w in range(span[0], span[1] + 1):
-                        picked[w] = 0
+                first = first_piece(lex_rows, px, py)
+                poly, status = call_expanded_polygon(
+                    expand_at, mesh, tri_start[cell], px, py, stack, picked, span, lex_rows, first,
+                    cone,
+                )  # fmt: skip
+                if status == TRACED:
                     return poly, 0
-            if status == ENDLESS and not cone:
-                status = -3  # sees to infinity (with a cone, perhaps not inside it: flood)
-            if status != 0:
-                for w in range(span[0], span[1] + 1):
-                    picked[w] = 0
-            if status == -3:
-                return np.empty((0, 2)), 1
+                if status == ENDLESS and not cone:
+                    return poly, 1
+                status = 0 if status == SEEN else UNSURE
         if status == 0:
             rows = picked_rows(picked, span[0], span[1], span[2], lex_rows, px, py)
         else:
@@ -957,7 +963,7 @@ def new_workspace(m, cells, pieces, triangles):
 @njit(cache=True, nogil=True)
 def polygons(
     segs, far_ends, index, mesh, x0, y0, h, extras, observers, radius, box, lex_rows, lex_src,
-    cone, cone_trig, finish_at, sweep_at,
+    cone, cone_trig, finish_at, sweep_at, expand_at,
 ):  # fmt: skip
     """Many observers' polygons: ``(vertices (V, 2), offsets (N + 1,), status (N,))``."""
     n = observers.shape[0]
@@ -970,7 +976,7 @@ def polygons(
         poly, status[q] = polygon(
             segs, far_ends, index, mesh, x0, y0, h, extras, observers[q, 0], observers[q, 1],
             radius, box, lex_rows, lex_src, cone, cone_trig, work, cover, stack, q + 1, finish_at,
-            sweep_at,
+            sweep_at, expand_at,
         )  # fmt: skip
         at = offsets[q]
         if at + poly.shape[0] > vertices.shape[0]:
@@ -1058,7 +1064,7 @@ def family_units() -> list[tuple[object, tuple[object, ...], float]]:
     floats = np.empty(0)
     query = (walls, walls, ints, np.empty((0, 12)), 0.0, 0.0, 0.0, walls, 0.0, 0.0, 0.0, floats,
              walls, ints, False, floats, ints, np.empty((5, BINS)), np.empty((2, 0, 5)), 0, 0,
-             0)  # fmt: skip
+             0, 0)  # fmt: skip
     return [
         (polygon, argument_types(polygon, query), 7.6),
         (lex_pieces, argument_types(lex_pieces, (walls,)), 5.4),
@@ -1069,6 +1075,7 @@ def family_units() -> list[tuple[object, tuple[object, ...], float]]:
             3.0,
         ),
         (finish_walls, FINISH_SIGNATURE.args, 0.7),
+        (expanded_polygon, EXPANDED_SIGNATURE.args, 5.0),
         (sweep, SWEEP_SIGNATURE.args, 5.0),
     ]
 
