@@ -44,21 +44,11 @@ _WALK_STEPS = 1 << 20
 
 # ------------------------------------------------------------------ topology
 @internal
-def _slot_of(tri, t, v):
-    """The slot of vertex ``v`` in triangle ``t``."""
-    if tri[t, 0] == v:
+def _slot(rows, t, value):
+    """The slot k of triangle t with ``rows[t, k] == value`` (a corner, or a neighbour)."""
+    if rows[t, 0] == value:
         return 0
-    if tri[t, 1] == v:
-        return 1
-    return 2
-
-
-@internal
-def _slot_facing(nbr, t, other):
-    """The slot of triangle ``t`` whose edge it shares with triangle ``other``."""
-    if nbr[t, 0] == other:
-        return 0
-    if nbr[t, 1] == other:
+    if rows[t, 1] == value:
         return 1
     return 2
 
@@ -67,7 +57,7 @@ def _slot_facing(nbr, t, other):
 def _relink(nbr, t, old, new):
     """Triangle ``t`` (if any) now has ``new`` where it had neighbour ``old``."""
     if t >= 0:
-        nbr[t, _slot_facing(nbr, t, old)] = new
+        nbr[t, _slot(nbr, t, old)] = new
 
 
 @internal
@@ -85,7 +75,7 @@ def _flip(tri, nbr, cons, vtri, t, k):
     """
     p0, p1, p2 = tri[t, k], tri[t, (k + 1) % 3], tri[t, (k + 2) % 3]
     u = nbr[t, k]
-    j = _slot_facing(nbr, u, t)
+    j = _slot(nbr, u, t)
     w = tri[u, j]
     t_a, t_b = nbr[t, (k + 1) % 3], nbr[t, (k + 2) % 3]  # across p2-p0, p0-p1
     c_a, c_b = cons[t, (k + 1) % 3], cons[t, (k + 2) % 3]
@@ -126,7 +116,7 @@ def _convex(xy, t, k, tri, nbr):
     """Can the edge opposite slot k of t be flipped (both new triangles counter-clockwise)?"""
     p0, p1, p2 = tri[t, k], tri[t, (k + 1) % 3], tri[t, (k + 2) % 3]
     u = nbr[t, k]
-    w = tri[u, _slot_facing(nbr, u, t)]
+    w = tri[u, _slot(nbr, u, t)]
     return _left(xy, p0, p1, w) > 0 and _left(xy, p0, w, p2) > 0
 
 
@@ -162,11 +152,11 @@ def _legalize(xy, tri, nbr, cons, vtri, stack, n, v):
     while n > 0:
         n -= 1
         t = stack[n]
-        k = _slot_of(tri, t, v)
+        k = _slot(tri, t, v)
         u = nbr[t, k]
         if u < 0 or cons[t, k] >= 0:
             continue
-        w = tri[u, _slot_facing(nbr, u, t)]
+        w = tri[u, _slot(nbr, u, t)]
         if not _in_circle(xy, tri[t, 0], tri[t, 1], tri[t, 2], w):
             continue
         if not _convex(xy, t, k, tri, nbr) or flips > 4096:
@@ -218,7 +208,7 @@ def _insert(xy, tri, nbr, cons, vtri, count, t, v, stack):
     u = nbr[t, k]
     if u < 0:
         return -1
-    j = _slot_facing(nbr, u, t)
+    j = _slot(nbr, u, t)
     w = tri[u, j]
     t_a, t_b = nbr[t, (k + 1) % 3], nbr[t, (k + 2) % 3]  # across p2-p0, p0-p1
     u_a, u_b = nbr[u, (j + 1) % 3], nbr[u, (j + 2) % 3]  # across p1-w, w-p2
@@ -246,7 +236,7 @@ def _edge_from(tri, nbr, vtri, a, b):
         t0 = vtri[a]
         t = t0
         while True:
-            k = _slot_of(tri, t, a)
+            k = _slot(tri, t, a)
             if tri[t, (k + 1) % 3] == b:
                 return t, (k + 2) % 3
             t = nbr[t, (k + turn) % 3]
@@ -269,7 +259,7 @@ def _mark(tri, nbr, cons, vtri, a, b, piece):
     cons[t, k] = piece
     u = nbr[t, k]
     if u >= 0:
-        cons[u, _slot_facing(nbr, u, t)] = piece
+        cons[u, _slot(nbr, u, t)] = piece
     return True
 
 
@@ -284,7 +274,7 @@ def _first_crossing(xy, tri, nbr, vtri, a, b):
     t0 = vtri[a]
     t = t0
     while True:
-        k = _slot_of(tri, t, a)
+        k = _slot(tri, t, a)
         x, y = tri[t, (k + 1) % 3], tri[t, (k + 2) % 3]
         ox = _left(xy, a, b, x)
         if (
@@ -333,7 +323,7 @@ def _insert_wall(xy, tri, nbr, cons, vtri, a, b, piece, queue):
             u = nbr[t, k]
             if u < 0:
                 return False
-            j = _slot_facing(nbr, u, t)
+            j = _slot(nbr, u, t)
             z = tri[u, j]
             oz = _left(xy, a, b, z)
             if z == b or oz == 0:
@@ -437,7 +427,7 @@ def _delaunay_again(xy, tri, nbr, cons, vtri, count):
                 u = nbr[t, k]
                 if u < t or cons[t, k] >= 0:  # each edge once; the box (-1) and walls stay
                     continue
-                w = tri[u, _slot_facing(nbr, u, t)]
+                w = tri[u, _slot(nbr, u, t)]
                 thin = _in_circle(xy, tri[t, 0], tri[t, 1], tri[t, 2], w)
                 if thin and _convex(xy, t, k, tri, nbr):
                     _flip(tri, nbr, cons, vtri, t, k)
