@@ -25,9 +25,33 @@ def turn(a, b, c):
 
 
 def triangles(mesh):
-    """Each triangle's corners (3, 2), its neighbour codes and walls, from the query records."""
+    """Each triangle's corners (3, 2), its neighbour codes and walls, from the query records.
+
+    The walls are the pieces (-1: none); the records' codes ``2 * piece + reversed``
+    are checked against the corners by :func:`check_wall_directions`.
+    """
     corners = mesh[:, :6].reshape(-1, 3, 2)
-    return corners, mesh[:, 6:9].astype(np.int64), mesh[:, 9:12].astype(np.int64)
+    codes = mesh[:, 9:12].astype(np.int64)
+    return corners, mesh[:, 6:9].astype(np.int64), np.where(codes >= 0, codes >> 1, -1)
+
+
+def check_wall_directions(mesh, rows):
+    """Each wall edge's ``reversed`` bit says whether its piece's row runs against the edge.
+
+    The edge of slot k runs from corner k + 1 to corner k + 2, counter-clockwise
+    around the triangle; checked with exact dot products.
+    """
+    corners = mesh[:, :6].reshape(-1, 3, 2)
+    codes = mesh[:, 9:12].astype(np.int64)
+    for t, k in zip(*np.nonzero(codes >= 0)):
+        x0, y0, x1, y1 = (Fraction(float(v)) for v in rows[codes[t, k] >> 1])
+        (ax, ay), (bx, by) = (
+            (Fraction(float(v)) for v in corners[t, (k + 1) % 3]),
+            (Fraction(float(v)) for v in corners[t, (k + 2) % 3]),
+        )
+        dot = (bx - ax) * (x1 - x0) + (by - ay) * (y1 - y0)
+        assert dot != 0
+        assert (codes[t, k] & 1) == (dot < 0), (t, k)
 
 
 def check_triangulation(scene):
@@ -35,6 +59,7 @@ def check_triangulation(scene):
     mesh = scene._mesh
     rows = scene._lex[0]
     corners, across, walls = triangles(mesh)
+    check_wall_directions(mesh, rows)
     area = Fraction(0)
     for t in range(len(mesh)):
         a, b, c = corners[t]

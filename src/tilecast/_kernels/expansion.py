@@ -32,8 +32,8 @@ from numba import njit, types
 
 from tilecast._kernels import internal
 from tilecast._kernels.geometry import orient2d
-from tilecast._kernels.intrinsics import caller_of, compiled_address
-from tilecast._kernels.visibility import emit_point, point_on
+from tilecast._kernels.intrinsics import caller_of, compiled_address, prefetch
+from tilecast._kernels.visibility import emit_point, point_between
 
 #: What :func:`expand` returns when it cannot answer (the caller floods instead).
 UNSURE = -1
@@ -456,11 +456,16 @@ def cell_starts(mesh, x0, y0, h, nx, ny):
 # A query reads one record per triangle (``mesh``, float64 (T, 12)): its
 # corners' coordinates (x0, y0, x1, y1, x2, y2), then per slot k the triangle
 # across the edge opposite corner k with the slot that edge has there
-# (``4 * u + j``; -1 on the box), then per slot the wall that edge is
-# (its piece; -1: none). Triangles are numbered so that nearby ones lie
+# (``4 * u + j``; -1 on the box), then per slot the wall that edge is:
+# ``2 * piece + reversed`` (-1: none), ``reversed`` 1 when the piece's row
+# runs the other way from the edge (the edge runs counter-clockwise around
+# the triangle, so around any observer whose window leaves the triangle
+# through it: a query knows which end of the piece comes first without an
+# orientation test). Triangles are numbered so that nearby ones lie
 # together in memory.
 _ACROSS = 6
 _WALL = 9
+_RECORD = 12
 
 
 @internal
@@ -493,28 +498,30 @@ def _push(stack, n, t, k, rx, ry, lx, ly):
 
 
 @internal
-def expand(mesh, start, px, py, stack, picked, span, trail):
+def expand(mesh, start, px, py, stack, span, trail):
     """Follow every window from p to the walls it ends on, counter-clockwise.
 
-    Marks the walls in ``picked`` (a bit per piece) and lists each window
-    that ends on a wall in ``trail`` (rows ``piece, rx, ry, lx, ly``: the
-    directions through the window's right and left bounding vertices), in
-    counter-clockwise order around p, starting from the first edge of p's
-    triangle. Returns a status: 0 done, UNSURE when p lies on an edge of
-    the triangulation or the walk from triangle ``start`` is lost, ENDLESS
-    when p sees past the box. ``span`` (5,) int64 gets the lowest and
-    highest word of ``picked`` touched (bits may be set there whatever the
-    status), how many marks were made (a wall seen through two windows
-    counts twice), the rows of ``trail`` and 1 when a vertex lay exactly on
-    a window's edge (else 0; the trail then needs the sweep's rules for
-    directions holding several events). ``stack`` and ``trail``: (S, 5)
-    float64 scratch, S at least the number of vertices plus three (the
+    Lists each window that ends on a wall in ``trail`` (rows ``wall, rx,
+    ry, lx, ly``: the wall's code in the records, ``2 * piece +
+    reversed``, and the directions through the window's right and left
+    bounding vertices), in counter-clockwise order around p, starting from
+    the first edge of p's triangle. Returns a status: 0 done, UNSURE when p
+    lies on an edge of the triangulation or the walk from triangle
+    ``start`` is lost, ENDLESS when p sees past the box. ``span`` (5,)
+    int64 gets the rows of ``trail`` (``span[3]``) and 1 when a vertex lay
+    exactly on a window's edge (``span[4]``, else 0; the trail then needs
+    the sweep's rules for directions holding several events);
+    :func:`mark_trail` fills the rest. ``stack`` and ``trail``: (S, 5)
+    float64 scratch, S at least the number of vertices plus four (the
     windows pending at once are disjoint ranges of directions, each ending
-    at a vertex's; so are the windows listed).
+    at a vertex's, and a step writes one row past them; so are the windows
+    listed).
+
+    The step is written without branches on the turns (a coin toss for the
+    branch predictor): it always writes the window that crosses the far
+    corner's left edge or its right edge, and the right part of a split
+    window one row above, then keeps that row only when the window split.
     """
-    span[0] = picked.shape[0]
-    span[1] = -1
-    span[2] = 0
     span[3] = 0
     span[4] = 0
     t = locate_in(mesh, start, px, py)
@@ -530,24 +537,22 @@ def expand(mesh, start, px, py, stack, picked, span, trail):
         a, b = (k + 1) % 3, (k + 2) % 3
         n = _push(stack, n, t, k, mesh[t, 2 * a], mesh[t, 2 * a + 1], mesh[t, 2 * b],
                   mesh[t, 2 * b + 1])  # fmt: skip
+    m = 0
+    on_edge = False
     while n > 0:
         n -= 1
         code = np.int64(stack[n, 0])
         t, k = code >> 2, code & 3
         rx, ry, lx, ly = stack[n, 1], stack[n, 2], stack[n, 3], stack[n, 4]
-        piece = np.int64(mesh[t, _WALL + k])
-        if piece >= 0:
-            picked[piece >> 6] |= np.int64(1) << (piece & 63)
-            span[0] = min(span[0], piece >> 6)
-            span[1] = max(span[1], piece >> 6)
-            span[2] += 1
-            m = span[3]
-            trail[m, 0] = piece
+        wall = np.int64(mesh[t, _WALL + k])
+        if wall >= 0:
+            trail[m, 0] = wall
             trail[m, 1], trail[m, 2], trail[m, 3], trail[m, 4] = rx, ry, lx, ly
-            span[3] = m + 1
+            m += 1
             continue
         across = np.int64(mesh[t, _ACROSS + k])
         if across < 0:
+            span[3] = m
             return ENDLESS
         # entered u through the edge opposite its corner j: u's corners are
         # (w, left end, right end) from slot j on
@@ -555,16 +560,44 @@ def expand(mesh, start, px, py, stack, picked, span, trail):
         wx, wy = mesh[u, 2 * j], mesh[u, 2 * j + 1]
         right_turn = orient2d(px, py, rx, ry, wx, wy)
         left_turn = orient2d(px, py, wx, wy, lx, ly)
-        if right_turn == 0 or left_turn == 0:
-            span[4] = 1
-        if right_turn > 0 and left_turn > 0:  # w splits the window; its right part first
-            n = _push(stack, n, u, (j + 2) % 3, wx, wy, lx, ly)
-            n = _push(stack, n, u, (j + 1) % 3, rx, ry, wx, wy)
-        elif left_turn > 0:  # w at or right of the window: all of it crosses w-left end
-            n = _push(stack, n, u, (j + 2) % 3, rx, ry, lx, ly)
-        else:  # w at or left of it: all of it crosses right end-w
-            n = _push(stack, n, u, (j + 1) % 3, rx, ry, lx, ly)
+        on_edge |= (right_turn == 0) | (left_turn == 0)
+        split = (right_turn > 0) & (left_turn > 0)
+        after = j + 1 - 3 * (j == 2)  # the slot of the edge right end-w
+        before = j + 2 - 3 * (j >= 1)  # the slot of the edge w-left end
+        # the corners the next steps read beyond u's other edges (a hint: the
+        # chain of records read one after the other is the step's cost)
+        for slot in (after, before):
+            beyond = np.int64(mesh[u, _ACROSS + slot])
+            prefetch(mesh, _RECORD * (beyond >> 2) + 2 * (beyond & 3))
+            prefetch(mesh, _RECORD * (beyond >> 2) + _WALL)
+        # left_turn > 0: (all or the left part of) the window crosses w-left
+        # end; else all of it crosses right end-w
+        stack[n, 0] = 4 * u + (before if left_turn > 0 else after)
+        stack[n, 1] = wx if split else rx
+        stack[n, 2] = wy if split else ry
+        stack[n, 3] = lx
+        stack[n, 4] = ly
+        _push(stack, n + 1, u, after, rx, ry, wx, wy)  # the right part, kept when split
+        n += 1 + np.int64(split)
+    span[3] = m
+    span[4] = np.int64(on_edge)
     return 0
+
+
+@internal
+def mark_trail(trail, count, picked, span):
+    """Set the bits of the trail's pieces in ``picked``; ``span[0:3]``: the lowest and
+    highest word touched and the marks made (a piece met twice counts twice)."""
+    lo = picked.shape[0]
+    hi = -1
+    for i in range(count):
+        piece = np.int64(trail[i, 0]) >> 1
+        picked[piece >> 6] |= np.int64(1) << (piece & 63)
+        lo = min(lo, piece >> 6)
+        hi = max(hi, piece >> 6)
+    span[0] = lo
+    span[1] = hi
+    span[2] = count
 
 
 @internal
@@ -596,6 +629,63 @@ def _counter_clockwise(lex_rows, r, px, py, piece):
     piece[0, 0], piece[0, 1], piece[0, 2], piece[0, 3] = x0, y0, x1, y1
 
 
+@internal(inline="always")
+def _point_on_wall(lex_rows, wall, px, py, qx, qy):
+    """:func:`~tilecast._kernels.visibility.point_on` for a trail's wall
+    (``2 * piece + reversed``), its row's ends counter-clockwise around p as
+    :func:`_counter_clockwise` orders them, without a test."""
+    r = wall >> 1
+    x0, y0, x1, y1 = lex_rows[r, 0], lex_rows[r, 1], lex_rows[r, 2], lex_rows[r, 3]
+    if wall & 1:
+        return point_between(x1, y1, x0, y0, px, py, qx, qy)
+    return point_between(x0, y0, x1, y1, px, py, qx, qy)
+
+
+@internal
+def _changes_at(trail, i, count):
+    """Does the wall change at the left end of window i (the next window's wall differs)?"""
+    return trail[i, 0] != trail[_next(i, count), 0]
+
+
+@internal(inline="always")
+def _next(i, count):
+    """i + 1, or 0 after count - 1 (no division)."""
+    return 0 if i + 1 == count else i + 1
+
+
+@internal
+def _first_change(trail, count, px, py, ux, uy):
+    """The window whose left end is the first change of wall at or after direction u.
+
+    The windows are end to end around p, counter-clockwise from the right
+    end d of window 0, so their left ends lie at strictly growing angles
+    from d, the last at d itself (a full turn). A binary search finds the
+    first left end not before u (seen from d); the first change from there
+    on is the answer (or the first of all, past the full turn). When u
+    points along d and the last window's end is a change, that end (at u
+    itself) comes first. Some change exists.
+    """
+    dx, dy = trail[0, 1], trail[0, 2]
+    last = count - 1
+    if (_changes_at(trail, last, count) and orient2d(px, py, dx, dy, ux, uy) == 0
+            and (ux - px) * (dx - px) + (uy - py) * (dy - py) > 0.0):  # fmt: skip
+        return last
+    lo, hi = 0, last  # the left end of window `last` is d, a full turn: never before u
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _before(px, py, dx, dy, trail[mid, 3], trail[mid, 4], ux, uy):
+            lo = mid + 1
+        else:
+            hi = mid
+    for i in range(lo, count):
+        if _changes_at(trail, i, count):
+            return i
+    for i in range(lo):
+        if _changes_at(trail, i, count):
+            return i
+    return -1
+
+
 @internal
 def trace(trail, count, lex_rows, first, px, py):
     """The visibility polygon from an expansion's trail: ``(polygon, ok)``.
@@ -612,36 +702,31 @@ def trace(trail, count, lex_rows, first, px, py):
     """
     if count == 0 or first < 0:
         return np.empty((0, 2)), False
-    piece = np.empty((1, 4))
-    _counter_clockwise(lex_rows, first, px, py, piece)
-    ux, uy = piece[0, 0], piece[0, 1]
-    # the changes of wall, and the first of them from u
-    start = -1
     changes = 0
     for i in range(count):
-        nxt = (i + 1) % count
+        nxt = _next(i, count)
         if trail[i, 3] != trail[nxt, 1] or trail[i, 4] != trail[nxt, 2]:
             return np.empty((0, 2)), False  # windows not end to end: leave it to the sweep
-        if trail[i, 0] == trail[nxt, 0]:
-            continue
-        changes += 1
-        if start < 0 or _before(px, py, ux, uy, trail[i, 3], trail[i, 4],
-                                trail[start, 3], trail[start, 4]):  # fmt: skip
-            start = i
+        changes += trail[i, 0] != trail[nxt, 0]
     if changes == 0:
         return np.empty((0, 2)), False
+    piece = np.empty((1, 4))
+    _counter_clockwise(lex_rows, first, px, py, piece)
+    start = _first_change(trail, count, px, py, piece[0, 0], piece[0, 1])
     out = np.empty((2 * changes, 2))
     n = 0
-    for step in range(count):
-        i = (start + step) % count
-        nxt = (i + 1) % count
+    i = start
+    for _ in range(count):
+        nxt = _next(i, count)
         if trail[i, 0] == trail[nxt, 0]:
+            i = nxt
             continue
         qx, qy = trail[i, 3], trail[i, 4]
-        for r in (np.int64(trail[i, 0]), np.int64(trail[nxt, 0])):
-            _counter_clockwise(lex_rows, r, px, py, piece)
-            x, y = point_on(piece, 0, px, py, qx, qy)
-            n = emit_point(out, n, x, y)
+        x, y = _point_on_wall(lex_rows, np.int64(trail[i, 0]), px, py, qx, qy)
+        n = emit_point(out, n, x, y)
+        x, y = _point_on_wall(lex_rows, np.int64(trail[nxt, 0]), px, py, qx, qy)
+        n = emit_point(out, n, x, y)
+        i = nxt
     if n > 1 and out[n - 1, 0] == out[0, 0] and out[n - 1, 1] == out[0, 1]:
         n -= 1
     return out[:n].copy(), True
@@ -665,23 +750,20 @@ def expanded_polygon(mesh, start, px, py, stack, picked, span, lex_rows, first, 
 
     TRACED: the polygon (traced from the trail; ``picked`` left zero).
     SEEN: the walls seen are marked in ``picked`` (``span`` as
-    :func:`expand` sets it) for the sweep (a cone, or a corner exactly on a
+    :func:`expand` and :func:`mark_trail` set it) for the sweep (a cone, or a corner exactly on a
     window's edge). UNSURE: flood instead; ENDLESS: p sees past the box
     (with a cone, perhaps not inside it: flood). ``stack`` (2, S, 5): the
     windows' stack and the trail; ``first``: the sweep's first row
     (:func:`tilecast._kernels.scene.first_piece`).
     """
-    status = expand(mesh, start, px, py, stack[0], picked, span, stack[1])
+    status = expand(mesh, start, px, py, stack[0], span, stack[1])
     if status == 0 and span[4] == 0 and not cone:
         poly, ok = trace(stack[1], span[3], lex_rows, first, px, py)
         if ok:
-            for w in range(span[0], span[1] + 1):
-                picked[w] = 0
             return poly, TRACED
     if status == 0:
+        mark_trail(stack[1], span[3], picked, span)
         return np.empty((0, 2)), SEEN
-    for w in range(span[0], span[1] + 1):
-        picked[w] = 0
     return np.empty((0, 2)), status
 
 
@@ -691,6 +773,30 @@ call_expanded_polygon = caller_of(expanded_polygon, EXPANDED_SIGNATURE)
 def address() -> int:
     """The address of :func:`expanded_polygon` (compiled on first use), for the scene's kernels."""
     return compiled_address(expanded_polygon, EXPANDED_SIGNATURE)
+
+
+def wall_codes(mesh: np.ndarray, cons: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The records' wall columns: ``2 * piece + reversed`` per slot (-1: no wall).
+
+    ``mesh``: the records' corners (columns 0-5); ``cons`` (T, 3): each
+    edge's piece or -1; ``rows``: the pieces. ``reversed`` is 1 when the
+    piece's row runs against the edge (from corner k + 1 to corner k + 2):
+    the two lie on one line, so the signs of their coordinate differences
+    (exact in floating point) tell.
+    """
+    codes = np.full(cons.shape, -1, dtype=np.int64)
+    corners = mesh[:, :6].reshape(-1, 3, 2)
+    for k in range(3):
+        on = np.flatnonzero(cons[:, k] >= 0)
+        piece = cons[on, k]
+        edge = corners[on, (k + 2) % 3] - corners[on, (k + 1) % 3]
+        row = rows[piece, 2:4] - rows[piece, 0:2]
+        along_x = edge[:, 0] != 0.0
+        against = np.where(
+            along_x, (edge[:, 0] > 0.0) != (row[:, 0] > 0.0), (edge[:, 1] > 0.0) != (row[:, 1] > 0.0)
+        )
+        codes[on, k] = 2 * piece + against
+    return codes
 
 
 def prepare(
@@ -745,7 +851,7 @@ def prepare(
     mesh = np.empty((len(tri), 12))
     mesh[:, :6] = xy[tri].reshape(-1, 6)
     mesh[:, _ACROSS : _ACROSS + 3] = code
-    mesh[:, _WALL : _WALL + 3] = cons
+    mesh[:, _WALL : _WALL + 3] = wall_codes(mesh, cons, rows)
     starts = cell_starts(mesh, x0, y0, h, nx, ny)
     return mesh, starts
 
@@ -761,7 +867,9 @@ def seen_pieces(mesh, start, px, py, pieces):
     stack = np.empty((mesh.shape[0] + 8, 5))
     trail = np.empty((mesh.shape[0] + 8, 5))
     span = np.empty(5, dtype=np.int64)
-    status = expand(mesh, start, px, py, stack, picked, span, trail)
+    status = expand(mesh, start, px, py, stack, span, trail)
+    if status == 0:
+        mark_trail(trail, span[3], picked, span)
     out = np.empty(pieces, dtype=np.int64)
     n = 0
     for r in range(pieces):

@@ -683,7 +683,12 @@ def _heap_remove(segs, px, py, heap, pos, size, i):
 @internal
 def point_on(segs, i, px, py, qx, qy):
     """Where the ray from p towards q meets segment i (q itself if it is an end)."""
-    ax, ay, bx, by = segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3]
+    return point_between(segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3], px, py, qx, qy)
+
+
+@internal(inline="always")
+def point_between(ax, ay, bx, by, px, py, qx, qy):
+    """Where the ray from p towards q meets the segment from a to b (q itself if it is an end)."""
     if (qx == ax and qy == ay) or (qx == bx and qy == by):
         return qx, qy
     dx, dy = qx - px, qy - py
