@@ -43,7 +43,7 @@ def check_wall_directions(mesh, rows):
     """
     corners = mesh[:, :6].reshape(-1, 3, 2)
     codes = mesh[:, 9:12].astype(np.int64)
-    for t, k in zip(*np.nonzero(codes >= 0)):
+    for t, k in np.argwhere(codes >= 0):
         x0, y0, x1, y1 = (Fraction(float(v)) for v in rows[codes[t, k] >> 1])
         (ax, ay), (bx, by) = (
             (Fraction(float(v)) for v in corners[t, (k + 1) % 3]),

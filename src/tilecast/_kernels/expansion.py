@@ -791,10 +791,9 @@ def wall_codes(mesh: np.ndarray, cons: np.ndarray, rows: np.ndarray) -> np.ndarr
         piece = cons[on, k]
         edge = corners[on, (k + 2) % 3] - corners[on, (k + 1) % 3]
         row = rows[piece, 2:4] - rows[piece, 0:2]
-        along_x = edge[:, 0] != 0.0
-        against = np.where(
-            along_x, (edge[:, 0] > 0.0) != (row[:, 0] > 0.0), (edge[:, 1] > 0.0) != (row[:, 1] > 0.0)
-        )
+        against_x = (edge[:, 0] > 0.0) != (row[:, 0] > 0.0)
+        against_y = (edge[:, 1] > 0.0) != (row[:, 1] > 0.0)
+        against = np.where(edge[:, 0] != 0.0, against_x, against_y)
         codes[on, k] = 2 * piece + against
     return codes
 
