@@ -132,7 +132,7 @@ class VisibilityScene:
         self._stamp = 0
         self._bounds_lex: dict[tuple[float, ...], tuple[np.ndarray, np.ndarray, bool]] = {}
         self._fallback = len(segs) == 0
-        self._plain: tuple[Any, ...] | None = None  # a plain query's arguments, but p and stamp
+        self._plain: tuple[Any, ...] | None = None  # a plain query's kernel and arguments, but p
         self._walls = segs  # the kernels' order of the walls (below)
         if self._fallback:
             return
@@ -196,11 +196,12 @@ class VisibilityScene:
             len(segs), self._nx * self._ny, len(rows), len(self._mesh)
         )
         if not self._fallback and self._circles is None:
+            # the workspace's bits per piece: ``workspace_parts``' last part
+            picked = self._work[3 * m + 2 * self._nx * self._ny :]
+            _, sweep_at, expand_at = _addresses()
             self._plain = (
-                ks.polygon, (*self._query_grid(), np.empty((0, 4))),
-                (0.0, np.empty(0), rows, src, False, np.zeros(4), self._work, self._cover,
-                 self._stack),
-                _addresses(),
+                ks.plain_polygon, (self._mesh, self._index, rows, self._x0, self._y0, h),
+                (self._stack, picked, expand_at, sweep_at),
             )  # fmt: skip
 
     @classmethod
@@ -320,9 +321,20 @@ class VisibilityScene:
         124
         """
         if radius is None and cone is None and bounds is None and self._plain is not None:
+            # the common case, kept short: a plain query, p valid and in the grid
             plain = _plain_point(observer)
             if plain is not None and self._inside(plain):
-                return self._plain_polygon(plain)
+                kernel, head, tail = self._plain
+                with self._lock:  # the workspace is shared by this scene's single queries
+                    poly, status = kernel(*head, plain[0], plain[1], *tail)
+                if status == 0:
+                    result: np.ndarray = poly
+                    return result
+                if status == 1:
+                    raise ValueError(SEES_TO_INFINITY)
+                if status == 2:
+                    return self._full(plain, None, None, None)
+                # else p lies on an edge of the triangulation: the flood below
         p = as_point("observer", observer)
         r, cone_spec, box = self._options(radius, cone, bounds)
         check_magnitude("observer", np.array(p), MAGNITUDE_LOW, MAGNITUDE_HIGH)
@@ -345,20 +357,6 @@ class VisibilityScene:
         if status == 2:
             return self._full(p, radius, cone, bounds)
         return np.asarray(poly, dtype=np.float64)
-
-    def _plain_polygon(self, p: tuple[float, float]) -> np.ndarray:
-        """``polygon(p)`` with no options, p checked and in the grid: the common case, fast."""
-        assert self._plain is not None
-        kernel, head, tail, addresses = self._plain
-        with self._lock:  # the workspace is shared by this scene's single queries
-            self._stamp += 1
-            poly, status = kernel(*head, p[0], p[1], *tail, self._stamp, *addresses)
-        if status == 1:
-            raise ValueError(SEES_TO_INFINITY)
-        if status == 2:
-            return self._full(p, None, None, None)
-        result: np.ndarray = poly
-        return result
 
     def _full(self, p: tuple[float, float], radius: Any, cone: Any, bounds: Any) -> np.ndarray:
         circles = self._circles
