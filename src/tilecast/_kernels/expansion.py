@@ -532,23 +532,29 @@ def expand(mesh, start, px, py, stack, span, trail):
         if orient2d(mesh[t, 2 * a], mesh[t, 2 * a + 1], mesh[t, 2 * b], mesh[t, 2 * b + 1],
                     px, py) != 1:  # fmt: skip
             return UNSURE
+    # the window followed is kept in registers; the stack holds the windows
+    # put off (the left parts of the windows split), the last put off first
     n = 0
-    for k in range(2, -1, -1):  # seen from p, each edge runs counter-clockwise from its first end
+    for k in range(2, 0, -1):  # seen from p, each edge runs counter-clockwise from its first end
         a, b = (k + 1) % 3, (k + 2) % 3
         n = _push(stack, n, t, k, mesh[t, 2 * a], mesh[t, 2 * a + 1], mesh[t, 2 * b],
                   mesh[t, 2 * b + 1])  # fmt: skip
+    k = 0
+    rx, ry, lx, ly = mesh[t, 2], mesh[t, 3], mesh[t, 4], mesh[t, 5]
     m = 0
     on_edge = False
-    while n > 0:
-        n -= 1
-        code = np.int64(stack[n, 0])
-        t, k = code >> 2, code & 3
-        rx, ry, lx, ly = stack[n, 1], stack[n, 2], stack[n, 3], stack[n, 4]
+    while True:
         wall = np.int64(mesh[t, _WALL + k])
-        if wall >= 0:
+        if wall >= 0:  # the window ends on a wall: listed, and the next one put off taken
             trail[m, 0] = wall
             trail[m, 1], trail[m, 2], trail[m, 3], trail[m, 4] = rx, ry, lx, ly
             m += 1
+            if n == 0:
+                break
+            n -= 1
+            code = np.int64(stack[n, 0])
+            t, k = code >> 2, code & 3
+            rx, ry, lx, ly = stack[n, 1], stack[n, 2], stack[n, 3], stack[n, 4]
             continue
         across = np.int64(mesh[t, _ACROSS + k])
         if across < 0:
@@ -570,15 +576,16 @@ def expand(mesh, start, px, py, stack, span, trail):
             beyond = np.int64(mesh[u, _ACROSS + slot])
             prefetch(mesh, _RECORD * (beyond >> 2) + 2 * (beyond & 3))
             prefetch(mesh, _RECORD * (beyond >> 2) + _WALL)
-        # left_turn > 0: (all or the left part of) the window crosses w-left
-        # end; else all of it crosses right end-w
-        stack[n, 0] = 4 * u + (before if left_turn > 0 else after)
-        stack[n, 1] = wx if split else rx
-        stack[n, 2] = wy if split else ry
-        stack[n, 3] = lx
-        stack[n, 4] = ly
-        _push(stack, n + 1, u, after, rx, ry, wx, wy)  # the right part, kept when split
-        n += 1 + np.int64(split)
+        # w splits the window: its left part (across w-left end) is put off
+        # (written always, kept when split: no branch on a coin toss) and its
+        # right part followed; else all of it crosses w-left end when w lies
+        # at or right of it, right end-w when at or left of it
+        _push(stack, n, u, before, wx, wy, lx, ly)
+        n += np.int64(split)
+        k = before if left_turn > 0 and not split else after
+        lx = wx if split else lx
+        ly = wy if split else ly
+        t = u
     span[3] = m
     span[4] = np.int64(on_edge)
     return 0
