@@ -430,6 +430,29 @@ def test_bad_input_as_visibility_polygon():
         tc.VisibilityScene([[[1, 0], [1, 1]]]).polygon((0.5, 0.5))
 
 
+def test_radius_given_every_way_answers_and_fails_as_visibility_polygon():
+    """A light's radius as a float, an int, a NumPy float or bool, in and out of range:
+    the short path for plain numbers gives visibility_polygon's answer or error."""
+    rng = np.random.default_rng(11)
+    walls = tc.wall_segments(tc.Grid(rng.random((12, 12)) < 0.2, outside="solid"))
+    scene = tc.VisibilityScene(walls)
+    radii = [3.0, 3, np.float64(3.0), 0.5, 1e-130, 1e130, 2**500, 0, -2.0, np.nan, np.inf, True]
+    points = [(5.5, 5.5), (2.25, 7.75), np.array([6.1, 3.3]), (30.0, 1.0), (4.0, 4.0)]
+    for p in points:
+        for radius in radii:
+            try:
+                want = answer(tc.visibility_polygon, walls, p, radius=radius)
+            except TypeError as error:  # bool: not a real number to either
+                with pytest.raises(TypeError, match=str(error)):
+                    scene.polygon(p, radius=radius)
+                continue
+            got = answer(scene.polygon, p, radius=radius)
+            if isinstance(want, tuple):
+                assert got == want, (p, radius)
+            else:
+                assert np.array_equal(got, want), (p, radius)
+
+
 def test_observer_outside_the_prepared_walls():
     walls = np.array([[[0, 0], [4, 0]], [[2, 1], [3, 1]]], dtype=float)
     scene = tc.VisibilityScene(walls)

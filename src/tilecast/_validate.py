@@ -375,20 +375,44 @@ def as_regular_array(name: str, value: Any) -> np.ndarray:
         raise ValueError(f"{name} must be a regular array of numbers: {exc}") from None
 
 
-def check_magnitude(name: str, array: np.ndarray, low: float, high: float) -> None:
-    """Raise naming ``name`` unless every non-zero ``|value|`` lies in ``[low, high]``."""
-    magnitude = np.abs(array)
-    if magnitude.size and magnitude.max() > high:
+def check_magnitude(
+    name: str, array: np.ndarray | tuple[float, ...], low: float, high: float
+) -> None:
+    """Raise naming ``name`` unless every non-zero ``|value|`` lies in ``[low, high]``.
+
+    ``array``: an array of floats, or a tuple of floats (a point, a radius,
+    bounds: checked in Python, without NumPy's per-call cost).
+
+    Examples
+    --------
+    >>> check_magnitude("radius", (2.0,), 2.0**-400, 2.0**400)
+    >>> check_magnitude("observer", np.array([0.0, 1e300]), 2.0**-400, 2.0**400)
+    Traceback (most recent call last):
+    ...
+    ValueError: observer must have coordinates of magnitude at most 2.58e+120, got 1e+300
+    """
+    if isinstance(array, tuple) or array.size <= _FEW:
+        values = array if isinstance(array, tuple) else array.ravel().tolist()
+        largest = max((abs(v) for v in values), default=0.0)
+        smallest = min((abs(v) for v in values if v != 0.0), default=math.inf)
+    else:
+        magnitude = np.abs(array)
+        largest = magnitude.max()
+        small = magnitude[magnitude > 0.0]
+        smallest = small.min() if small.size else math.inf
+    if largest > high:
         raise ValueError(
             f"{name} must have coordinates of magnitude at most {high:.3g}, "
-            f"got {float(magnitude.max()):.3g}"
+            f"got {float(largest):.3g}"
         )
-    small = magnitude[magnitude > 0.0]
-    if small.size and small.min() < low:
+    if smallest < low:
         raise ValueError(
             f"{name} must have non-zero coordinates of magnitude at least {low:.3g}, "
-            f"got {float(small.min()):.3g}"
+            f"got {float(smallest):.3g}"
         )
+
+
+_FEW = 16  # arrays this small are checked in Python
 
 
 # --------------------------------------------------- walls and visibility queries

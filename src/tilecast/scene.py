@@ -47,6 +47,7 @@ __all__ = ["VisibilityScene"]
 CELL_LOAD = 3.0
 _MAX_SIDE = 2048
 _BOUNDS_CACHE = 16
+_NO_WALLS = np.empty((0, 4))  # a query that adds no walls (no bounds or circles)
 
 
 _kernel_addresses: tuple[int, int, int] | None = None
@@ -133,6 +134,8 @@ class VisibilityScene:
         self._bounds_lex: dict[tuple[float, ...], tuple[np.ndarray, np.ndarray, bool]] = {}
         self._fallback = len(segs) == 0
         self._plain: tuple[Any, ...] | None = None  # a plain query's kernel and arguments, but p
+        # a radius query's arguments after the radius (see _query_args), but the workspace
+        self._radius_tail: tuple[Any, ...] | None = None
         self._walls = segs  # the kernels' order of the walls (below)
         if self._fallback:
             return
@@ -196,6 +199,9 @@ class VisibilityScene:
             len(segs), self._nx * self._ny, len(rows), len(self._mesh)
         )
         if not self._fallback and self._circles is None:
+            _, tail, ok = self._query_args(1.0, None, None)
+            if ok:
+                self._radius_tail = tail
             # the workspace's bits per piece: ``workspace_parts``' last part
             picked = self._work[3 * m + 2 * self._nx * self._ny :]
             _, sweep_at, expand_at = _addresses()
@@ -253,9 +259,9 @@ class VisibilityScene:
         cone_spec = None if cone is None else as_cone(cone)
         box = None if bounds is None else as_bounds(bounds)
         if r is not None:
-            check_magnitude("radius", np.array([r]), MAGNITUDE_LOW, MAGNITUDE_HIGH)
+            check_magnitude("radius", (r,), MAGNITUDE_LOW, MAGNITUDE_HIGH)
         if box is not None:
-            check_magnitude("bounds", np.array(box), MAGNITUDE_LOW, MAGNITUDE_HIGH)
+            check_magnitude("bounds", box, MAGNITUDE_LOW, MAGNITUDE_HIGH)
         return r, cone_spec, box
 
     def _lex_rows(
@@ -335,9 +341,16 @@ class VisibilityScene:
                 if status == 2:
                     return self._full(plain, None, None, None)
                 # else p lies on an edge of the triangulation: the flood below
+        elif cone is None and bounds is None and self._radius_tail is not None:
+            # a light: only a radius, a plain number in the range the predicates allow
+            if isinstance(radius, float | int) and type(radius) in (float, int):
+                plain = _plain_point(observer)
+                if (MAGNITUDE_LOW <= radius <= MAGNITUDE_HIGH and plain is not None
+                        and self._inside(plain)):  # fmt: skip
+                    return self._lit(plain, float(radius))
         p = as_point("observer", observer)
         r, cone_spec, box = self._options(radius, cone, bounds)
-        check_magnitude("observer", np.array(p), MAGNITUDE_LOW, MAGNITUDE_HIGH)
+        check_magnitude("observer", p, MAGNITUDE_LOW, MAGNITUDE_HIGH)
         if box is not None and not (box[0] < p[0] < box[2] and box[1] < p[1] < box[3]):
             raise ValueError(f"observer {p} must lie strictly inside bounds {box}")
         head, tail, ok = self._query_args(r, cone_spec, box)
@@ -357,6 +370,22 @@ class VisibilityScene:
         if status == 2:
             return self._full(p, radius, cone, bounds)
         return np.asarray(poly, dtype=np.float64)
+
+    def _lit(self, p: tuple[float, float], radius: float) -> np.ndarray:
+        """``polygon(p, radius=radius)``, p and radius checked and p in the grid."""
+        assert self._radius_tail is not None
+        with self._lock:  # the workspace is shared by this scene's single queries
+            self._stamp += 1
+            poly, status = _ks().polygon(
+                *self._query_grid(), _NO_WALLS, p[0], p[1], radius, *self._radius_tail,
+                self._work, self._cover, self._stack, self._stamp, *_addresses(),
+            )  # fmt: skip
+        if status == 1:
+            raise ValueError(SEES_TO_INFINITY)
+        if status == 2:
+            return self._full(p, radius, None, None)
+        result: np.ndarray = poly
+        return result
 
     def _full(self, p: tuple[float, float], radius: Any, cone: Any, bounds: Any) -> np.ndarray:
         circles = self._circles
@@ -476,7 +505,7 @@ class VisibilityScene:
         """
         p = as_point("observer", observer)
         pts = _as_points("points", points)
-        check_magnitude("observer", np.array(p), MAGNITUDE_LOW, MAGNITUDE_HIGH)
+        check_magnitude("observer", p, MAGNITUDE_LOW, MAGNITUDE_HIGH)
         check_magnitude("points", pts, MAGNITUDE_LOW, MAGNITUDE_HIGH)
         ks = _ks()
         if self._inside(p):

@@ -267,11 +267,11 @@ def visibility_polygon(
     circ = None if circles is None else as_circles(circles)
     method = as_choice("method", method, ("sweep", "rays"))
     check_magnitude("segments", segs, MAGNITUDE_LOW, MAGNITUDE_HIGH)
-    check_magnitude("observer", np.array(p), MAGNITUDE_LOW, MAGNITUDE_HIGH)
+    check_magnitude("observer", p, MAGNITUDE_LOW, MAGNITUDE_HIGH)
     if r is not None:
-        check_magnitude("radius", np.array([r]), MAGNITUDE_LOW, MAGNITUDE_HIGH)
+        check_magnitude("radius", (r,), MAGNITUDE_LOW, MAGNITUDE_HIGH)
     if box is not None:
-        check_magnitude("bounds", np.array(box), MAGNITUDE_LOW, MAGNITUDE_HIGH)
+        check_magnitude("bounds", box, MAGNITUDE_LOW, MAGNITUDE_HIGH)
     if circ is not None:
         check_magnitude("circles", circ, MAGNITUDE_LOW, MAGNITUDE_HIGH)
     if box is not None and not (box[0] < p[0] < box[2] and box[1] < p[1] < box[3]):
