@@ -6,10 +6,12 @@ the free space (``default_rng(12345)``). For each map: preparation time; the
 median time of one ``scene.polygon`` call right after preparing (first pass:
 the triangulation still comes from memory) and in a game's steady state
 (rounds of every observer's query, interleaved with rounds of
-``visibility_polygon`` calls; medians over observers, median over rounds),
-and of one ``visibility_polygon`` call; their ratio; and ``scene.polygons``
+``visibility_polygon`` calls; medians over observers, median over rounds)
+and back to back (the batch's observers one at a time, after the batch: "in
+a row"), and of one ``visibility_polygon`` call; their ratio; and ``scene.polygons``
 over 10,000 observers against the same calls one at a time (the batch runs
-on every core). Then the standard workload of benchmarks/visibility.py (a
+on every core). Then lights: queries with a radius of 10 and 30 cells on
+the rooms and open 1024 maps. Then the standard workload of benchmarks/visibility.py (a
 room with boxes) against pyvispoly (CGAL's triangular expansion, prepared
 once) when it is installed. The machines here are shared: figures are noisy.
 
@@ -75,6 +77,24 @@ def boxes_vs_cgal(n_segments: int, queries: int) -> None:
     print(f"{line} | {1e3 * cgal_prep:.1f} | {1e6 * statistics.median(cgal):.0f} |")
 
 
+def lights(rng: np.random.Generator, n: int, n_full: int) -> None:
+    """Queries with a radius (a light), the scene's against visibility_polygon's."""
+    print("| map | radius (cells) | scene median us | visibility_polygon median us | speed-up |")
+    print("|---|---:|---:|---:|---:|")
+    for name in ("rooms 160", "open 1024"):
+        walls = MAPS[name]()
+        segments = tc.wall_segments(tc.Grid(walls, outside="solid"))
+        scene = tc.VisibilityScene(segments)
+        pts = observers(walls, n, rng)
+        for radius in (10.0, 30.0):
+            light = partial(scene.polygon, radius=radius)
+            light(pts[0])
+            s = statistics.median(_per_call(light, pts))
+            full = partial(tc.visibility_polygon, segments, radius=radius)
+            f = statistics.median(_per_call(full, pts[:n_full]))
+            print(f"| {name} | {radius:g} | {1e6 * s:.1f} | {1e6 * f:.0f} | {f / s:.1f}x |")
+
+
 def _per_call(fn: Callable[[np.ndarray], object], points: np.ndarray) -> list[float]:
     """The time of each call ``fn(p)`` over the points, in seconds."""
     times = []
@@ -102,10 +122,10 @@ def main(argv: list[str] | None = None) -> None:
     print(f"threads: {thread_count()}")
     print(
         "| map | segments | prepare ms | first pass median us | scene median us "
-        "| visibility_polygon median us | speed-up | polygons(10k) s | loop(10k) s "
-        "| batch speed-up |"
+        "| in a row median us | visibility_polygon median us | speed-up | polygons(10k) s "
+        "| loop(10k) s | batch speed-up |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, make in MAPS.items():
         walls = make()
         segments = tc.wall_segments(tc.Grid(walls, outside="solid"))
@@ -133,16 +153,18 @@ def main(argv: list[str] | None = None) -> None:
         start = time.perf_counter()
         scene.polygons(batch_pts)
         batch = time.perf_counter() - start
-        start = time.perf_counter()
-        for p in batch_pts:
-            scene.polygon(p)
-        loop = time.perf_counter() - start
+        # the same observers one at a time, back to back (a game's frame of lights)
+        in_a_row = _per_call(scene.polygon, batch_pts)
+        loop = sum(in_a_row)
         s, f = statistics.median(scene_medians), statistics.median(full_medians)
         print(
             f"| {name} | {len(segments):,} | {1e3 * min(preps):.1f} "
             f"| {1e6 * statistics.median(first_pass):.1f} | {1e6 * s:.1f} "
+            f"| {1e6 * statistics.median(in_a_row):.1f} "
             f"| {1e6 * f:.0f} | {f / s:.0f}x | {batch:.2f} | {loop:.2f} | {loop / batch:.2f}x |"
         )
+    print()
+    lights(rng, 300 if args.quick else 1000, n_full)
     print()
     print("| scene | prepare ms | scene median us | pyvispoly prepare ms | pyvispoly median us |")
     print("|---|---:|---:|---:|---:|")

@@ -208,7 +208,10 @@ def _draw(pygame: Any, screen: Any, state: State, background: Any) -> None:
         for r, c in np.argwhere(seen):
             overlay.fill((255, 206, 84, 90), (c * CELL, r * CELL, CELL, CELL))
     if state.show["lit"]:
-        lit = state.scene.polygon(viewer, bounds=(ox, oy, ox + cols * w, oy + rows * h))
+        try:  # a closed map: the plain query, the scene's fastest (triangular expansion)
+            lit = state.scene.polygon(viewer)
+        except ValueError:  # the viewer sees out of the map: the map's box closes it
+            lit = state.scene.polygon(viewer, bounds=(ox, oy, ox + cols * w, oy + rows * h))
         pygame.draw.polygon(overlay, (255, 240, 150, 110), px(lit))
     screen.blit(overlay, (0, 0))
     if state.show["rays"]:
