@@ -498,7 +498,7 @@ def _push(stack, n, t, k, rx, ry, lx, ly):
 
 
 @internal
-def expand(mesh, start, px, py, stack, span, trail):
+def expand(mesh, start, px, py, stack, span, trail, rows):
     """Follow every window from p to the walls it ends on, counter-clockwise.
 
     Lists each window that ends on a wall in ``trail`` (rows ``wall, rx,
@@ -546,6 +546,7 @@ def expand(mesh, start, px, py, stack, span, trail):
     while True:
         wall = np.int64(mesh[t, _WALL + k])
         if wall >= 0:  # the window ends on a wall: listed, and the next one put off taken
+            prefetch(rows, 4 * (wall >> 1))  # the piece's row, for the trace
             trail[m, 0] = wall
             trail[m, 1], trail[m, 2], trail[m, 3], trail[m, 4] = rx, ry, lx, ly
             m += 1
@@ -763,7 +764,7 @@ def expanded_polygon(mesh, start, px, py, stack, picked, span, lex_rows, first, 
     windows' stack and the trail; ``first``: the sweep's first row
     (:func:`tilecast._kernels.scene.first_piece`).
     """
-    status = expand(mesh, start, px, py, stack[0], span, stack[1])
+    status = expand(mesh, start, px, py, stack[0], span, stack[1], lex_rows)
     if status == 0 and span[4] == 0 and not cone:
         poly, ok = trace(stack[1], span[3], lex_rows, first, px, py)
         if ok:
@@ -873,7 +874,7 @@ def seen_pieces(mesh, start, px, py, pieces):
     stack = np.empty((mesh.shape[0] + 8, 5))
     trail = np.empty((mesh.shape[0] + 8, 5))
     span = np.empty(5, dtype=np.int64)
-    status = expand(mesh, start, px, py, stack, span, trail)
+    status = expand(mesh, start, px, py, stack, span, trail, np.empty((0, 4)))
     if status == 0:
         mark_trail(trail, span[3], picked, span)
     out = np.empty(pieces, dtype=np.int64)
