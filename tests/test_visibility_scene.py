@@ -453,6 +453,23 @@ def test_radius_given_every_way_answers_and_fails_as_visibility_polygon():
                 assert np.array_equal(got, want), (p, radius)
 
 
+def test_several_bad_arguments_give_visibility_polygon_s_error():
+    """When the observer and an option are both out of range, the first error is the
+    one visibility_polygon raises (it checks the observer's magnitude first)."""
+    room = np.array([[[0, 0], [4, 0]], [[4, 0], [4, 4]], [[4, 4], [0, 4]], [[0, 4], [0, 0]]], float)
+    scene = tc.VisibilityScene(room)
+    for p in [(1e130, 5.0), (1e-130, 1.0), (1.0, 1.0)]:
+        for kwargs in ({"radius": 1e-130}, {"radius": 1e130}, {"bounds": (0, 0, 1e130, 1e130)},
+                       {"radius": 2.0}):  # fmt: skip
+            assert_same(scene, room, p, **kwargs)
+            want = answer(tc.visibility_polygon, room, p, **kwargs)
+            batch = answer(scene.polygons, [p], **kwargs)
+            if isinstance(want, tuple):  # the batch names its argument
+                assert batch == (want[0], want[1].replace("observer", "observers", 1)), (p, kwargs)
+            else:
+                assert np.array_equal(batch[0], want)
+
+
 def test_observer_outside_the_prepared_walls():
     walls = np.array([[[0, 0], [4, 0]], [[2, 1], [3, 1]]], dtype=float)
     scene = tc.VisibilityScene(walls)

@@ -393,6 +393,8 @@ def check_magnitude(
     """
     if isinstance(array, tuple) or array.size <= _FEW:
         values = array if isinstance(array, tuple) else array.ravel().tolist()
+        if any(v != v for v in values):  # NaN (callers check finiteness first): not checked
+            return
         largest = max((abs(v) for v in values), default=0.0)
         smallest = min((abs(v) for v in values if v != 0.0), default=math.inf)
     else:

@@ -192,7 +192,7 @@ class VisibilityScene:
         self._mesh, tri_start = triangulated or (np.empty((0, 12)), np.empty(0, dtype=np.int64))
         self._index = ks.pack_index(
             self._nx, self._ny, starts, members, nb_start, nb, cut_start, cut,
-            piece_start, piece_at, end_start, orig, tri_start,
+            piece_start, piece_at, end_start, orig, tri_start, ks.row_walls(rows, src),
         )  # fmt: skip
         # the workspace of single queries (polygon, visible), used under the lock
         self._work, self._cover, self._stack = ks.new_workspace(
@@ -249,15 +249,20 @@ class VisibilityScene:
         return 0 <= i < self._nx and 0 <= j < self._ny
 
     def _options(
-        self, radius: Any, cone: Any, bounds: Any
+        self, radius: Any, cone: Any, bounds: Any, name: str, points: Any
     ) -> tuple[
         float | None,
         tuple[float, float, float] | None,
         tuple[float, float, float, float] | None,
     ]:
+        """Check the options and the observers' magnitudes (``name``: the argument's).
+
+        In ``visibility_polygon``'s order: the same error for the same bad input.
+        """
         r = None if radius is None else as_positive_float("radius", radius)
         cone_spec = None if cone is None else as_cone(cone)
         box = None if bounds is None else as_bounds(bounds)
+        check_magnitude(name, points, MAGNITUDE_LOW, MAGNITUDE_HIGH)
         if r is not None:
             check_magnitude("radius", (r,), MAGNITUDE_LOW, MAGNITUDE_HIGH)
         if box is not None:
@@ -349,8 +354,7 @@ class VisibilityScene:
                         and self._inside(plain)):  # fmt: skip
                     return self._lit(plain, float(radius))
         p = as_point("observer", observer)
-        r, cone_spec, box = self._options(radius, cone, bounds)
-        check_magnitude("observer", p, MAGNITUDE_LOW, MAGNITUDE_HIGH)
+        r, cone_spec, box = self._options(radius, cone, bounds, "observer", p)
         if box is not None and not (box[0] < p[0] < box[2] and box[1] < p[1] < box[3]):
             raise ValueError(f"observer {p} must lie strictly inside bounds {box}")
         head, tail, ok = self._query_args(r, cone_spec, box)
@@ -426,8 +430,7 @@ class VisibilityScene:
         [8, 6]
         """
         pts = _as_points("observers", observers)
-        r, cone_spec, box = self._options(radius, cone, bounds)
-        check_magnitude("observers", pts, MAGNITUDE_LOW, MAGNITUDE_HIGH)
+        r, cone_spec, box = self._options(radius, cone, bounds, "observers", pts)
         if box is not None:
             inside = (box[0] < pts[:, 0]) & (pts[:, 0] < box[2])
             inside &= (box[1] < pts[:, 1]) & (pts[:, 1] < box[3])
