@@ -7,7 +7,7 @@ The default map is nav2's depot, a ROS occupancy map of a warehouse (307 x
 prepared once (:class:`tilecast.VisibilityScene`); each frame moves the
 lights and asks for every light's visibility polygon, limited to its radius,
 in one batch (``scene.polygons``, on every core). The picture shows the map
-with each light's polygon blended over it.
+with each light's polygon blended over it (``Picture.lights``).
 
     python examples/many_lights.py lights.png [--lights 50] [--frames 20] [--radius 40]
     python examples/many_lights.py lights.png --map generated --size 96
@@ -69,7 +69,6 @@ def main(argv: list[str] | None = None) -> None:
 
     scene.polygons(world(cells[:2]), radius=radius)  # compile (or load) the kernels first
     times = []
-    polygons: list[np.ndarray] = []
     for _ in range(args.frames):
         moved = cells + steps
         # a light stays in free space: it moves only onto floor
@@ -79,12 +78,11 @@ def main(argv: list[str] | None = None) -> None:
         steps[~ok] *= -1
         lights = world(cells)
         start = time.perf_counter()
-        polygons = scene.polygons(lights, radius=radius)
+        scene.polygons(lights, radius=radius)  # what a game draws each frame
         times.append(time.perf_counter() - start)
 
     picture = Picture(grid, scale=max(1.0, min(8.0, 900 / max(solid.shape))))
-    for polygon in polygons:
-        picture.polygon(polygon, color=(255, 220, 120, 40), outline=(0, 0, 0, 0))
+    picture.lights(scene, world(cells), radius=radius)  # the last frame's lights, drawn
     picture.points(world(cells), radius=2.0)
     picture.save(args.output)
     print(

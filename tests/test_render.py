@@ -187,3 +187,28 @@ def test_golden_image_with_tolerance():
     # allow small colour noise and a few changed pixels, nothing more.
     assert diff.mean() < 1.0
     assert (diff > 40).mean() < 0.005
+
+
+def test_lights_blend_each_light_s_polygon_from_the_scene():
+    """Picture.lights draws scene.polygons' answers, one blend per light (light adds up)."""
+    from tilecast import VisibilityScene
+
+    grid = Grid(SOLID, outside="solid")
+    scene = VisibilityScene.from_grid(grid)
+    lights = np.array([(1.5, 1.5), (3.5, 1.5)])
+    got = pixels(Picture(grid, scale=8).lights(scene, lights, radius=5.0).image)
+    want = Picture(grid, scale=8)
+    for polygon in scene.polygons(lights, radius=5.0):
+        want.polygon(polygon, color=COLORS["light"], outline=(0, 0, 0, 0))
+    assert np.array_equal(got, pixels(want.image))
+    plain = pixels(Picture(grid, scale=8).image)
+    one = pixels(Picture(grid, scale=8).lights(scene, lights[:1], radius=5.0).image)
+    # a point both lights see is tinted twice; one the pillar hides from the second
+    # light, once (as by the first light alone)
+    assert not np.array_equal(got[12, 20], one[12, 20])  # (2.5, 1.5): both
+    assert not np.array_equal(one[12, 20], plain[12, 20])
+    assert np.array_equal(got[22, 9], one[22, 9])  # (1.2, 2.8): the first light only
+    assert not np.array_equal(one[22, 9], plain[22, 9])
+    assert np.array_equal(got[20, 20], plain[20, 20])  # the pillar cell (2, 2)
+    with pytest.raises(ValueError, match="observers"):
+        Picture(grid).lights(scene, [(1.5, 1.5, 0.0)])

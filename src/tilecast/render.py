@@ -40,6 +40,7 @@ COLORS: dict[str, tuple[int, int, int, int]] = {
     "rays": (220, 60, 40, 70),
     "hits": (200, 30, 30, 255),
     "viewer": (20, 130, 60, 255),
+    "light": (255, 220, 120, 40),
 }
 
 
@@ -246,6 +247,35 @@ class Picture:
         draw.polygon(xy, fill=self._pick("polygon", color))
         draw.line([*xy, xy[0]], fill=self._pick("outline", outline), width=1)
         return self._blend(overlay)
+
+    def lights(
+        self, scene: Any, lights: Any, *, radius: float | None = None, color: Any = None
+    ) -> Picture:
+        """Light the picture: each light's visibility polygon among the scene's walls.
+
+        ``scene`` is a :class:`~tilecast.VisibilityScene` (prepare it once, for
+        every frame: its queries are the fast ones), ``lights`` an ``(N, 2)``
+        array of positions, ``radius`` each light's reach (None: unlimited,
+        the walls must then close the lights in). The polygons come from
+        ``scene.polygons`` (every core); each is blended on its own, so light
+        adds up where lights overlap. A light inside a circle of the scene
+        lights nothing.
+
+        Examples
+        --------
+        >>> from tilecast import Grid, VisibilityScene
+        >>> from tilecast.render import Picture
+        >>> room = Grid([[0, 0, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0]], outside="solid")
+        >>> picture = Picture(room, scale=10)
+        >>> before = picture.image.getpixel((5, 5))
+        >>> scene = VisibilityScene.from_grid(room)
+        >>> lit = picture.lights(scene, [(0.5, 1.5)], radius=10.0)  # the wall shades x > 3
+        >>> lit.image.getpixel((5, 5)) != before, lit.image.getpixel((35, 15)) == before
+        (True, True)
+        """
+        for polygon in scene.polygons(lights, radius=radius):
+            self.polygon(polygon, color=self._pick("light", color), outline=(0, 0, 0, 0))
+        return self
 
     def segments(self, segments: Any, color: Any = None, width: int = 2) -> Picture:
         """Draw segments ``(M, 2, 2)`` (e.g. :func:`~tilecast.wall_segments`).
