@@ -363,6 +363,22 @@ class VisibilityScene:
         extras = extra_walls(p, box, self._circles)
         if extras is None:
             return np.empty((0, 2))
+        return self._query(p, extras, head, tail, (radius, cone, bounds))
+
+    def _lit(self, p: tuple[float, float], radius: float) -> np.ndarray:
+        """``polygon(p, radius=radius)``, p and radius checked and p in the grid."""
+        assert self._radius_tail is not None
+        return self._query(p, _NO_WALLS, (radius,), self._radius_tail, (radius, None, None))
+
+    def _query(
+        self, p: tuple[float, float], extras: np.ndarray, head: tuple[Any, ...],
+        tail: tuple[Any, ...], options: tuple[Any, Any, Any],
+    ) -> np.ndarray:  # fmt: skip
+        """Run the query kernel on the scene's workspace.
+
+        ``options``: (radius, cone, bounds) as given, for ``visibility_polygon``
+        when a prepared wall is out of the exact range.
+        """
         with self._lock:  # the workspace is shared by this scene's single queries
             self._stamp += 1
             poly, status = _ks().polygon(
@@ -372,22 +388,7 @@ class VisibilityScene:
         if status == 1:
             raise ValueError(SEES_TO_INFINITY)
         if status == 2:
-            return self._full(p, radius, cone, bounds)
-        return np.asarray(poly, dtype=np.float64)
-
-    def _lit(self, p: tuple[float, float], radius: float) -> np.ndarray:
-        """``polygon(p, radius=radius)``, p and radius checked and p in the grid."""
-        assert self._radius_tail is not None
-        with self._lock:  # the workspace is shared by this scene's single queries
-            self._stamp += 1
-            poly, status = _ks().polygon(
-                *self._query_grid(), _NO_WALLS, p[0], p[1], radius, *self._radius_tail,
-                self._work, self._cover, self._stack, self._stamp, *_addresses(),
-            )  # fmt: skip
-        if status == 1:
-            raise ValueError(SEES_TO_INFINITY)
-        if status == 2:
-            return self._full(p, radius, None, None)
+            return self._full(p, *options)
         result: np.ndarray = poly
         return result
 
