@@ -470,6 +470,49 @@ def test_several_bad_arguments_give_visibility_polygon_s_error():
                 assert np.array_equal(batch[0], want)
 
 
+LIGHT_CASES = [
+    # a wall on a ray from the light, crossing its circle: cut to the disc at a
+    # rounded point, it is no longer in line with the light and shows a sliver
+    (
+        [[[5.0, 7.0], [4.0, 12.0]], [[3.0, 3.0], [6.719355814052945, 2.80238546726292]]],
+        (5.5, 4.5),
+        7.0,
+    ),
+    # two walls nearly in line, the second hidden behind the first until both are cut
+    (
+        [
+            [[2.1671574107999203, 1.0634344958763076], [8.045147032161369, 8.757291368950023]],
+            [[7.048319439131268, 7.4525172332434355], [8.247280818263903, 9.02186965500783]],
+        ],
+        (4.735312629555104, 6.865644924074132),
+        2.578001871716515,
+    ),
+    # the light within rounding of a wall; a nearly collinear wall wholly in the disc
+    (
+        [
+            [[5.412831939900677, 10.423510440296042], [10.979677463752763, 9.970596327787833]],
+            [[6.365914017348097, 10.345968442515604], [6.8167122261048, 10.309291859742736]],
+            [[5.5799402975645105, 12.39563648516911], [6.172402518040679, 10.099434186604825]],
+        ],
+        (6.472345834545719, 10.337309234743058),
+        0.5,
+    ),
+]
+
+
+@pytest.mark.parametrize(("walls", "light", "radius"), LIGHT_CASES)
+def test_lights_keep_the_walls_rounding_at_the_circle_reveals(walls, light, radius):
+    """A light's pieces are cut to its disc at rounded points, which can show slivers
+    of walls that are hidden (or in line with the light) before the cut:
+    visibility_polygon draws them, so must the scene (a scene that chose its walls
+    by the expansion of the uncut pieces missed them; found in review)."""
+    walls = np.array(walls)
+    scene = tc.VisibilityScene(walls)
+    assert_same(scene, walls, light, radius=radius)
+    assert np.array_equal(scene.polygons([light], radius=radius)[0],
+                          tc.visibility_polygon(walls, light, radius=radius))  # fmt: skip
+
+
 def test_observer_outside_the_prepared_walls():
     walls = np.array([[[0, 0], [4, 0]], [[2, 1], [3, 1]]], dtype=float)
     scene = tc.VisibilityScene(walls)

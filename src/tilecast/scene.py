@@ -192,7 +192,7 @@ class VisibilityScene:
         self._mesh, tri_start = triangulated or (np.empty((0, 12)), np.empty(0, dtype=np.int64))
         self._index = ks.pack_index(
             self._nx, self._ny, starts, members, nb_start, nb, cut_start, cut,
-            piece_start, piece_at, end_start, orig, tri_start, ks.row_walls(rows, src),
+            piece_start, piece_at, end_start, orig, tri_start,
         )  # fmt: skip
         # the workspace of single queries (polygon, visible), used under the lock
         self._work, self._cover, self._stack = ks.new_workspace(

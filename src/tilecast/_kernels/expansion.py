@@ -489,18 +489,6 @@ def locate_in(mesh, t, px, py):
     return -1
 
 
-@internal
-def _beyond(mesh, t, k, px, py, reach):
-    """Is triangle t's edge opposite corner k farther than ``reach`` from p, everywhere?"""
-    a, b = (k + 1) % 3, (k + 2) % 3
-    ax, ay = mesh[t, 2 * a] - px, mesh[t, 2 * a + 1] - py
-    ex, ey = mesh[t, 2 * b] - mesh[t, 2 * a], mesh[t, 2 * b + 1] - mesh[t, 2 * a + 1]
-    along = -(ax * ex + ay * ey) / (ex * ex + ey * ey)
-    along = min(max(along, 0.0), 1.0)  # the edge's point nearest p
-    cx, cy = ax + along * ex, ay + along * ey
-    return cx * cx + cy * cy > reach * reach
-
-
 @internal(inline="always")
 def _push(stack, n, t, k, rx, ry, lx, ly):
     """Push the window from direction (rx, ry) to (lx, ly) through the edge opposite slot k of t."""
@@ -510,7 +498,7 @@ def _push(stack, n, t, k, rx, ry, lx, ly):
 
 
 @internal
-def expand(mesh, start, px, py, stack, span, trail, rows, radius):
+def expand(mesh, start, px, py, stack, span, trail, rows):
     """Follow every window from p to the walls it ends on, counter-clockwise.
 
     Lists each window that ends on a wall in ``trail`` (rows ``wall, rx,
@@ -529,18 +517,11 @@ def expand(mesh, start, px, py, stack, span, trail, rows, radius):
     at a vertex's, and a step writes one row past them; so are the windows
     listed).
 
-    With ``radius > 0`` (a light) only what lies in the disc matters: a
-    window is dropped when the edge it would cross lies beyond the disc
-    (everything past that edge does too) or is the box's, and the status is
-    never ENDLESS. ``rows``: the pieces (:func:`trace` reads the rows of the
-    walls met; they are fetched early), or none.
-
     The step is written without branches on the turns (a coin toss for the
     branch predictor): it always writes the window that crosses the far
     corner's left edge or its right edge, and the right part of a split
     window one row above, then keeps that row only when the window split.
     """
-    reach = radius * (1.0 + 1e-9)  # dropping needs a clear margin; keeping is always safe
     span[3] = 0
     span[4] = 0
     t = locate_in(mesh, start, px, py)
@@ -564,17 +545,12 @@ def expand(mesh, start, px, py, stack, span, trail, rows, radius):
     on_edge = False
     while True:
         wall = np.int64(mesh[t, _WALL + k])
-        across = np.int64(mesh[t, _ACROSS + k])
-        ends = wall >= 0
-        if ends:  # the window ends on a wall: listed
+        if wall >= 0:  # the window ends on a wall: listed, and the next one put off taken
             if rows.shape[0] > 0:
                 prefetch(rows, 4 * (wall >> 1))  # the piece's row, for the trace
             trail[m, 0] = wall
             trail[m, 1], trail[m, 2], trail[m, 3], trail[m, 4] = rx, ry, lx, ly
             m += 1
-        elif radius > 0.0:  # a light: dropped past the disc or at the box
-            ends = across < 0 or _beyond(mesh, t, k, px, py, reach)
-        if ends:  # the next window put off is taken
             if n == 0:
                 break
             n -= 1
@@ -582,6 +558,7 @@ def expand(mesh, start, px, py, stack, span, trail, rows, radius):
             t, k = code >> 2, code & 3
             rx, ry, lx, ly = stack[n, 1], stack[n, 2], stack[n, 3], stack[n, 4]
             continue
+        across = np.int64(mesh[t, _ACROSS + k])
         if across < 0:
             span[3] = m
             return ENDLESS
@@ -769,7 +746,7 @@ def trace(trail, count, lex_rows, first, px, py):
 EXPANDED_SIGNATURE = types.Tuple((types.float64[:, ::1], types.int64))(
     types.float64[:, ::1], types.int64, types.float64, types.float64,
     types.float64[:, :, ::1], types.int64[::1], types.int64[::1], types.float64[:, ::1],
-    types.int64, types.boolean, types.float64,
+    types.int64, types.boolean,
 )  # fmt: skip
 #: :func:`expanded_polygon`'s outcomes (with :data:`UNSURE` and :data:`ENDLESS`).
 TRACED = 0
@@ -777,20 +754,19 @@ SEEN = 1
 
 
 @njit(cache=True)
-def expanded_polygon(mesh, start, px, py, stack, picked, span, lex_rows, first, cone, radius):
-    """A query's expansion: ``(polygon, outcome)``.
+def expanded_polygon(mesh, start, px, py, stack, picked, span, lex_rows, first, cone):
+    """A plain query's expansion: ``(polygon, outcome)``.
 
     TRACED: the polygon (traced from the trail; ``picked`` left zero).
-    SEEN: the pieces seen are marked in ``picked`` (``span`` as
-    :func:`expand` and :func:`mark_trail` set it) for the sweep (a cone, a
-    corner exactly on a window's edge, or a light: ``radius > 0``, the
-    pieces seen in the disc). UNSURE: flood instead; ENDLESS: p sees past
-    the box (with a cone, perhaps not inside it: flood). ``stack`` (2, S,
-    5): the windows' stack and the trail; ``first``: the sweep's first row
+    SEEN: the walls seen are marked in ``picked`` (``span`` as
+    :func:`expand` and :func:`mark_trail` set it) for the sweep (a cone, or a corner exactly on a
+    window's edge). UNSURE: flood instead; ENDLESS: p sees past the box
+    (with a cone, perhaps not inside it: flood). ``stack`` (2, S, 5): the
+    windows' stack and the trail; ``first``: the sweep's first row
     (:func:`tilecast._kernels.scene.first_piece`).
     """
-    status = expand(mesh, start, px, py, stack[0], span, stack[1], lex_rows, radius)
-    if status == 0 and span[4] == 0 and not cone and radius <= 0.0:
+    status = expand(mesh, start, px, py, stack[0], span, stack[1], lex_rows)
+    if status == 0 and span[4] == 0 and not cone:
         poly, ok = trace(stack[1], span[3], lex_rows, first, px, py)
         if ok:
             return poly, TRACED
@@ -899,7 +875,7 @@ def seen_pieces(mesh, start, px, py, pieces):
     stack = np.empty((mesh.shape[0] + 8, 5))
     trail = np.empty((mesh.shape[0] + 8, 5))
     span = np.empty(5, dtype=np.int64)
-    status = expand(mesh, start, px, py, stack, span, trail, np.empty((0, 4)), 0.0)
+    status = expand(mesh, start, px, py, stack, span, trail, np.empty((0, 4)))
     if status == 0:
         mark_trail(trail, span[3], picked, span)
     out = np.empty(pieces, dtype=np.int64)

@@ -212,11 +212,11 @@ _DIRS = _wedge_directions()  # a constant of the compiled kernels
 
 # The scene's integer lists in one array (fewer arguments per call): nx, ny,
 # the offsets of the parts, then the parts (see pack_index, unpack_index).
-_PARTS = 12
+_PARTS = 11
 
 
 def pack_index(nx: int, ny: int, *parts: np.ndarray) -> np.ndarray:
-    """``[nx, ny, offsets (13), *parts]``, int64: the lists :func:`unpack_index` returns."""
+    """``[nx, ny, offsets (12), *parts]``, int64: the lists :func:`unpack_index` returns."""
     assert len(parts) == _PARTS
     sizes = [len(part) for part in parts]
     offsets = 2 + _PARTS + 1 + np.concatenate([[0], np.cumsum(sizes)])
@@ -226,16 +226,14 @@ def pack_index(nx: int, ny: int, *parts: np.ndarray) -> np.ndarray:
 @internal
 def unpack_index(index):
     """nx, ny, starts, members, nb_start, nb, cut_start, cut, piece_start, piece_at, end_start,
-    orig, tri_start, row_wall.
+    orig, tri_start.
 
     Cells' walls (CSR over cells), walls touching each wall, walls cutting
     each wall, each wall's positions among the sorted pieces, each wall
     end's touching far ends (:func:`build_ends`), each wall's number in
-    the walls as given, each cell's first triangle for the expansion
+    the walls as given and each cell's first triangle for the expansion
     (:func:`tilecast._kernels.expansion.cell_starts`; empty without a
-    triangulation) and each sorted piece's wall (``2 * wall + 1`` when the
-    next row is the same piece of another wall, see :func:`row_walls`), as
-    views of ``index``.
+    triangulation), as views of ``index``.
     """
     o = index[2 : 3 + _PARTS]
     return (
@@ -243,18 +241,8 @@ def unpack_index(index):
         index[o[0] : o[1]], index[o[1] : o[2]], index[o[2] : o[3]],
         index[o[3] : o[4]], index[o[4] : o[5]], index[o[5] : o[6]],
         index[o[6] : o[7]], index[o[7] : o[8]], index[o[8] : o[9]], index[o[9] : o[10]],
-        index[o[10] : o[11]], index[o[11] : o[12]],
+        index[o[10] : o[11]],
     )  # fmt: skip
-
-
-def row_walls(rows: np.ndarray, src: np.ndarray) -> np.ndarray:
-    """Each sorted piece's wall, ``2 * wall + same``: ``same`` 1 when the next row is the
-    same piece (equal rows lie together; the triangulation knows a piece by the
-    first of them, and a light's query needs every wall that has it)."""
-    same = np.zeros(len(rows), dtype=np.int64)
-    if len(rows) > 1:
-        same[:-1] = (rows[1:] == rows[:-1]).all(axis=1)
-    return 2 * np.asarray(src, dtype=np.int64) + same
 
 
 @internal
@@ -642,14 +630,10 @@ def choose_walls(
     segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, cut_start, cut, end_start, far_ends,
     orig, dirs, extras,
     px, py, radius, box, lex_rows, lex_src, seen, cell_seen, queue, chosen, cover, stamp,
-    visible,
 ):  # fmt: skip
     """A superset of the walls the answer depends on, in the walls' original order.
 
     The scene's wall numbers (``orig[i]``: wall i's number in the walls as given).
-    ``visible``: how many walls ``chosen`` already lists (marked with ``stamp``
-    in ``seen``), a superset of those seen (:func:`walls_of_pieces`); -1:
-    find them by the flood.
 
     ``box`` is (x0, y0, x1, y1) or empty; ``lex_rows``/``lex_src`` the sorted
     pieces of all the walls with the query's extras (empty rows: find the
@@ -659,12 +643,10 @@ def choose_walls(
     scale = max(abs(x0), abs(y0), abs(x0 + nx * h), abs(y0 + ny * h), abs(px), abs(py), radius)
     margin = 1e-9 * scale + 1e-300
     reach = radius * (1.0 + 1e-9) + margin
-    if visible < 0:
-        visible = _flood(
-            segs, x0, y0, h, nx, ny, starts, members, end_start, far_ends, dirs, extras,
-            px, py, radius, box, seen, cell_seen, queue, chosen, cover, stamp,
-        )  # fmt: skip
-    count = visible
+    count = visible = _flood(
+        segs, x0, y0, h, nx, ny, starts, members, end_start, far_ends, dirs, extras,
+        px, py, radius, box, seen, cell_seen, queue, chosen, cover, stamp,
+    )  # fmt: skip
     # 2. the first piece in lexicographic order: the sweep starts from it
     if lex_rows.shape[0] > 0:
         k = first_piece(lex_rows, px, py)
@@ -734,29 +716,6 @@ def choose_walls(
                         count = _mark(i, stamp, seen, chosen, count)
     chosen = chosen[:count]
     return chosen[_sort_ints(orig[chosen])]
-
-
-@internal
-def walls_of_pieces(picked, lo, hi, row_wall, stamp, seen, chosen):
-    """List in ``chosen`` (marked in ``seen``) every wall that has a piece whose bit is
-    set in ``picked[lo:hi + 1]``; returns how many. The words are left zero.
-
-    A piece is known by the first of its equal rows; ``row_wall`` (see
-    :func:`row_walls`) gives the walls of the rows after it.
-    """
-    count = 0
-    for w in range(lo, hi + 1):
-        word = picked[w]
-        picked[w] = 0
-        while word != 0:
-            r = 64 * w + trailing_zeros(word)
-            word &= word - 1
-            while True:
-                count = _mark(row_wall[r] >> 1, stamp, seen, chosen, count)
-                if row_wall[r] & 1 == 0:
-                    break
-                r += 1
-    return count
 
 
 @internal
@@ -943,7 +902,7 @@ def plain_polygon(mesh, index, lex_rows, x0, y0, h, px, py, stack, picked, expan
     span = np.empty(5, dtype=np.int64)
     first = first_piece(lex_rows, px, py)
     poly, status = call_expanded_polygon(
-        expand_at, mesh, tri_start[cell], px, py, stack, picked, span, lex_rows, first, False, 0.0
+        expand_at, mesh, tri_start[cell], px, py, stack, picked, span, lex_rows, first, False
     )
     if status == TRACED:
         return poly, 0
@@ -982,7 +941,7 @@ def polygon(
     and p lies strictly inside one of its triangles; else from the flood.
     """
     (nx, ny, starts, members, nb_start, nb, cut_start, cut, piece_start, piece_at, end_start,
-     orig, tri_start, row_wall) = unpack_index(index)  # fmt: skip
+     orig, tri_start) = unpack_index(index)  # fmt: skip
     dirs = _DIRS
     seen, position, chosen, cell_seen, queue, picked = workspace_parts(work, segs.shape[0], nx * ny)
     if extras.shape[0] == 0 and radius <= 0.0 and 0 < lex_rows.shape[0] == piece_at.shape[0]:
@@ -995,7 +954,7 @@ def polygon(
                 first = first_piece(lex_rows, px, py)
                 poly, status = call_expanded_polygon(
                     expand_at, mesh, tri_start[cell], px, py, stack, picked, span, lex_rows, first,
-                    cone, 0.0,
+                    cone,
                 )  # fmt: skip
                 if status == TRACED:
                     return poly, 0
@@ -1011,26 +970,10 @@ def polygon(
             )  # fmt: skip
             rows = chosen_pieces(chosen, count, lex_rows, piece_start, piece_at, px, py, picked)
     else:
-        # a light (a radius alone): the walls of the pieces seen in the disc, by
-        # expansion; else (or when p lies on a triangle's edge) the flood's
-        visible = -1
-        if (radius > 0.0 and extras.shape[0] == 0 and box.shape[0] == 0 and not cone
-                and mesh.shape[0] > 0):  # fmt: skip
-            cell = int(math.floor((py - y0) / h)) * nx + int(math.floor((px - x0) / h))  # noqa: RUF046 (numba)
-            if tri_start[cell] >= 0:
-                span = np.empty(5, dtype=np.int64)
-                _, status = call_expanded_polygon(
-                    expand_at, mesh, tri_start[cell], px, py, stack, picked, span,
-                    np.empty((0, 4)), np.int64(-1), np.bool_(False), radius,
-                )  # fmt: skip
-                if status == SEEN:
-                    visible = walls_of_pieces(picked, span[0], span[1], row_wall, stamp, seen,
-                                              chosen)  # fmt: skip
         walls = choose_walls(
             segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, cut_start, cut, end_start,
             far_ends, orig, dirs, extras,
             px, py, radius, box, lex_rows, lex_src, seen, cell_seen, queue, chosen, cover, stamp,
-            visible,
         )  # fmt: skip
         rows = prepare_chosen(segs, walls, nb_start, nb, extras, px, py, radius, seen, stamp,
                               position, finish_at)  # fmt: skip
@@ -1065,9 +1008,7 @@ def polygons(
     """Many observers' polygons: ``(vertices (V, 2), offsets (N + 1,), status (N,))``."""
     n = observers.shape[0]
     nx, ny = index[0], index[1]
-    # a bit per piece: the scene's (a light's expansion marks them) or the query's
-    pieces = max(unpack_index(index)[13].shape[0], lex_rows.shape[0])
-    work, cover, stack = new_workspace(segs.shape[0], nx * ny, pieces, mesh.shape[0])
+    work, cover, stack = new_workspace(segs.shape[0], nx * ny, lex_rows.shape[0], mesh.shape[0])
     offsets = np.zeros(n + 1, dtype=np.int64)
     status = np.zeros(n, dtype=np.int64)
     vertices = np.empty((1024, 2))
@@ -1119,7 +1060,7 @@ def _blocked(walls, chosen, px, py, qx, qy, after):
 @njit(cache=True)
 def flood_walls(segs, far_ends, index, x0, y0, h, px, py, work, cover, stamp):
     """The walls of the cells not hidden from p, with no radius, bounds or extras."""
-    nx, ny, starts, members, _, _, _, _, _, _, end_start, _, _, _ = unpack_index(index)
+    nx, ny, starts, members, _, _, _, _, _, _, end_start, _, _ = unpack_index(index)
     seen, _, chosen, cell_seen, queue, _ = workspace_parts(work, segs.shape[0], nx * ny)
     count = _flood(
         segs, x0, y0, h, nx, ny, starts, members, end_start, far_ends, _DIRS, np.empty((0, 4)),
