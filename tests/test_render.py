@@ -210,5 +210,9 @@ def test_lights_blend_each_light_s_polygon_from_the_scene():
     assert np.array_equal(got[22, 9], one[22, 9])  # (1.2, 2.8): the first light only
     assert not np.array_equal(one[22, 9], plain[22, 9])
     assert np.array_equal(got[20, 20], plain[20, 20])  # the pillar cell (2, 2)
-    with pytest.raises(ValueError, match="observers"):
+    with pytest.raises(ValueError, match="lights"):
         Picture(grid).lights(scene, [(1.5, 1.5, 0.0)])
+    with pytest.raises(TypeError, match="scene"):
+        Picture(grid).lights(grid, lights)
+    with pytest.raises((TypeError, ValueError), match="color"):
+        Picture(grid).lights(scene, np.empty((0, 2)), color="no such colour")

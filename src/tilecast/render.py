@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from tilecast._validate import as_choice, as_point
+from tilecast._validate import as_choice, as_point, as_points_array
 
 if TYPE_CHECKING:  # Pillow is imported only when a picture is made
     from PIL.Image import Image as PILImage
@@ -269,12 +269,18 @@ class Picture:
         >>> picture = Picture(room, scale=10)
         >>> before = picture.image.getpixel((5, 5))
         >>> scene = VisibilityScene.from_grid(room)
-        >>> lit = picture.lights(scene, [(0.5, 1.5)], radius=10.0)  # the wall shades x > 3
+        >>> lit = picture.lights(scene, [(0.5, 1.5)], radius=10.0)  # the wall cell (2, 1)
         >>> lit.image.getpixel((5, 5)) != before, lit.image.getpixel((35, 15)) == before
         (True, True)
         """
-        for polygon in scene.polygons(lights, radius=radius):
-            self.polygon(polygon, color=self._pick("light", color), outline=(0, 0, 0, 0))
+        from tilecast.scene import VisibilityScene
+
+        if not isinstance(scene, VisibilityScene):
+            raise TypeError(f"scene must be a VisibilityScene, got {type(scene).__name__}")
+        points = as_points_array("lights", lights)
+        fill = self._pick("light", color)
+        for polygon in scene.polygons(points, radius=radius):
+            self.polygon(polygon, color=fill, outline=(0, 0, 0, 0))
         return self
 
     def segments(self, segments: Any, color: Any = None, width: int = 2) -> Picture:
