@@ -28,6 +28,12 @@ def answer(fn, *args, **kwargs):
         return ("ValueError", str(error))
 
 
+def random_observers(grid, n, rng):
+    """n points uniform in the free cells of a unit grid, as (x, y) rows."""
+    free = np.argwhere(~np.asarray(grid.solid))[:, ::-1]  # (col, row)
+    return free[rng.integers(len(free), size=n)] + rng.random((n, 2))
+
+
 def assert_same(scene, walls, p, **kwargs):
     circles = kwargs.pop("circles", None)
     got = answer(scene.polygon, p, **kwargs)
@@ -225,8 +231,7 @@ def test_polygons_equal_a_loop_of_polygon():
     grid = tc.Grid(_maps.caves(size=64), outside="solid")
     scene = tc.VisibilityScene.from_grid(grid)
     rng = np.random.default_rng(3)
-    free = np.argwhere(~np.asarray(grid.solid))[:, ::-1]
-    observers = free[rng.integers(len(free), size=3000)] + rng.random((3000, 2))
+    observers = random_observers(grid, 3000, rng)
     for kwargs in ({}, {"radius": 6.0}, {"cone": ((0.0, 1.0), 0.7), "bounds": (0, 0, 64, 64)}):
         batch = scene.polygons(observers, **kwargs)
         assert len(batch) == len(observers)
@@ -285,8 +290,7 @@ def test_queries_from_many_threads():
     grid = tc.Grid(_maps.open_field(size=80), outside="solid")
     scene = tc.VisibilityScene.from_grid(grid)
     rng = np.random.default_rng(12)
-    free = np.argwhere(~np.asarray(grid.solid))[:, ::-1]
-    observers = free[rng.integers(len(free), size=400)] + rng.random((400, 2))
+    observers = random_observers(grid, 400, rng)
     want = [tc.visibility_polygon(scene.segments, p) for p in observers]
 
     def singles(part):
@@ -313,8 +317,7 @@ def test_huge_and_tiny_scenes(scale):
     walls = tc.wall_segments(grid) * scale
     scene = tc.VisibilityScene(walls)
     rng = np.random.default_rng(13)
-    free = np.argwhere(~np.asarray(grid.solid))[:, ::-1]
-    for p in (free[rng.integers(len(free), size=40)] + rng.random((40, 2))) * scale:
+    for p in random_observers(grid, 40, rng) * scale:
         assert_same(scene, walls, tuple(p))
         assert_same(scene, walls, tuple(p), cone=((1.0, 1.0), 0.9))
 

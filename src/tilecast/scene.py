@@ -195,15 +195,13 @@ class VisibilityScene:
             piece_start, piece_at, end_start, orig, tri_start,
         )  # fmt: skip
         # the workspace of single queries (polygon, visible), used under the lock
-        self._work, self._cover, self._stack = ks.new_workspace(
+        self._work, self._cover, self._stack, picked = ks.new_workspace(
             len(segs), self._nx * self._ny, len(rows), len(self._mesh)
         )
         if not self._fallback and self._circles is None:
             _, tail, ok = self._query_args(1.0, None, None)
             if ok:
                 self._radius_tail = tail
-            # the workspace's bits per piece: ``workspace_parts``' last part
-            picked = self._work[3 * m + 2 * self._nx * self._ny :]
             _, sweep_at, expand_at = _addresses()
             self._plain = (
                 ks.plain_polygon, (self._mesh, self._index, rows, self._x0, self._y0, h),

@@ -876,6 +876,25 @@ def in_range(rows):
     return True
 
 
+@internal
+def _expand_at_cell(mesh, tri_start, nx, x0, y0, h, px, py, stack, picked, span, lex_rows, cone,
+                    expand_at):  # fmt: skip
+    """The expansion from p's grid cell's first triangle: ``(polygon, outcome)``.
+
+    :func:`tilecast._kernels.expansion.expanded_polygon`'s outcomes; UNSURE
+    also when the scene has no triangulation or the cell no triangle.
+    """
+    if mesh.shape[0] == 0:
+        return np.empty((0, 2)), UNSURE
+    cell = int(math.floor((py - y0) / h)) * nx + int(math.floor((px - x0) / h))  # noqa: RUF046 (numba)
+    if tri_start[cell] < 0:
+        return np.empty((0, 2)), UNSURE
+    first = first_piece(lex_rows, px, py)
+    return call_expanded_polygon(
+        expand_at, mesh, tri_start[cell], px, py, stack, picked, span, lex_rows, first, cone
+    )
+
+
 #: :func:`plain_polygon`'s status when the flood must answer (ask :func:`polygon`).
 FLOOD = 3
 
@@ -892,18 +911,11 @@ def plain_polygon(mesh, index, lex_rows, x0, y0, h, px, py, stack, picked, expan
     none: ask :func:`polygon`. ``picked``: the workspace's bits
     (:func:`workspace_parts`), ``stack``: its stack.
     """
-    tri_start = unpack_index(index)[12]
-    if mesh.shape[0] == 0 or lex_rows.shape[0] == 0:
-        return np.empty((0, 2)), FLOOD
-    nx = index[0]
-    cell = int(math.floor((py - y0) / h)) * nx + int(math.floor((px - x0) / h))  # noqa: RUF046 (numba)
-    if tri_start[cell] < 0:
+    if lex_rows.shape[0] == 0:
         return np.empty((0, 2)), FLOOD
     span = np.empty(5, dtype=np.int64)
-    first = first_piece(lex_rows, px, py)
-    poly, status = call_expanded_polygon(
-        expand_at, mesh, tri_start[cell], px, py, stack, picked, span, lex_rows, first, False
-    )
+    poly, status = _expand_at_cell(mesh, unpack_index(index)[12], index[0], x0, y0, h, px, py,
+                                   stack, picked, span, lex_rows, False, expand_at)  # fmt: skip
     if status == TRACED:
         return poly, 0
     if status == ENDLESS:
@@ -946,22 +958,14 @@ def polygon(
     seen, position, chosen, cell_seen, queue, picked = workspace_parts(work, segs.shape[0], nx * ny)
     if extras.shape[0] == 0 and radius <= 0.0 and 0 < lex_rows.shape[0] == piece_at.shape[0]:
         # the scene's own pieces (no bounds, circles or radius): taken as they are
-        status = UNSURE
         span = np.empty(5, dtype=np.int64)
-        if mesh.shape[0] > 0:
-            cell = int(math.floor((py - y0) / h)) * nx + int(math.floor((px - x0) / h))  # noqa: RUF046 (numba)
-            if tri_start[cell] >= 0:
-                first = first_piece(lex_rows, px, py)
-                poly, status = call_expanded_polygon(
-                    expand_at, mesh, tri_start[cell], px, py, stack, picked, span, lex_rows, first,
-                    cone,
-                )  # fmt: skip
-                if status == TRACED:
-                    return poly, 0
-                if status == ENDLESS and not cone:
-                    return poly, 1
-                status = 0 if status == SEEN else UNSURE
-        if status == 0:
+        poly, status = _expand_at_cell(mesh, tri_start, nx, x0, y0, h, px, py, stack, picked,
+                                       span, lex_rows, cone, expand_at)  # fmt: skip
+        if status == TRACED:
+            return poly, 0
+        if status == ENDLESS and not cone:
+            return poly, 1
+        if status == SEEN:
             rows = picked_rows(picked, span[0], span[1], span[2], lex_rows, px, py)
         else:
             count = _flood(
@@ -989,15 +993,16 @@ def polygon(
 
 @njit(cache=True)
 def new_workspace(m, cells, pieces, triangles):
-    """A query's workspace: ``(work, cover, stack)`` (see :func:`polygon`, :func:`workspace_parts`).
+    """A query's workspace: ``(work, cover, stack, picked)`` (see :func:`polygon`).
 
     ``stack`` holds the expansion's pending windows and its trail, each
-    fewer than the triangles (:func:`tilecast._kernels.expansion.expand`).
+    fewer than the triangles (:func:`tilecast._kernels.expansion.expand`);
+    ``picked`` is the bits per piece in ``work`` (:func:`workspace_parts`).
     """
     work = np.zeros(3 * m + 2 * cells + pieces // 64 + 1, dtype=np.int64)
     cover = np.empty((5, BINS))
     stack = np.empty((2, triangles + 8, 5))
-    return work, cover, stack
+    return work, cover, stack, workspace_parts(work, m, cells)[5]
 
 
 @njit(cache=True, nogil=True)
@@ -1008,7 +1013,7 @@ def polygons(
     """Many observers' polygons: ``(vertices (V, 2), offsets (N + 1,), status (N,))``."""
     n = observers.shape[0]
     nx, ny = index[0], index[1]
-    work, cover, stack = new_workspace(segs.shape[0], nx * ny, lex_rows.shape[0], mesh.shape[0])
+    work, cover, stack, _ = new_workspace(segs.shape[0], nx * ny, lex_rows.shape[0], mesh.shape[0])
     offsets = np.zeros(n + 1, dtype=np.int64)
     status = np.zeros(n, dtype=np.int64)
     vertices = np.empty((1024, 2))
