@@ -244,6 +244,32 @@ def test_far_rays_and_their_errors_name_the_pose():
         scan_likelihood(tiny, poses, angles, [1.0, 2.0], **kwargs)
 
 
+@pytest.mark.parametrize("chunk_rays", [7, 50, 1 << 18])
+def test_poses_in_many_chunks_match_scan_many(monkeypatch, chunk_rays):
+    """Large batches are cast and evaluated a chunk of poses at a time
+    (``batch.CHUNK_RAYS``); here chunks of one pose, of a few, and one chunk:
+    the same numbers, and errors naming the caller's row in a later chunk."""
+    import tilecast.batch
+
+    monkeypatch.setattr(tilecast.batch, "CHUNK_RAYS", chunk_rays)
+    grid = _basement_like()
+    poses = _free_poses(grid, 700, 8)
+    angles = np.linspace(-2, 2, 9)
+    observed = np.linspace(0.5, 20.0, 9)
+    table = np.random.default_rng(3).random((40, 60))
+    ranges = scan_many(grid, poses, angles, 25.0)
+    got = scan_likelihood(grid, poses, angles, observed, max_range=25.0, table=table,
+                          table_resolution=0.5)  # fmt: skip
+    assert np.array_equal(got, numpy_table(ranges, observed, table, 0.5))
+    got = scan_likelihood(grid, poses, angles, observed, max_range=25.0, model=MODEL)
+    assert np.allclose(got, numpy_beam(ranges, observed, MODEL, 25.0), rtol=1e-12, atol=0)
+    tiny = Grid(np.zeros((3, 3), bool), tile_size=1e-300)
+    far = np.tile([(1e-300, 1e-300, 0.5)], (700, 1))
+    far[613] = (1e10, 0.0, 0.5)  # its cell coordinates overflow
+    with pytest.raises(ValueError, match=r"poses\[613\]"):
+        scan_likelihood(tiny, far, angles, observed, max_range=25.0, model=MODEL)
+
+
 def test_tile_maps_cast_to_the_pixel():
     slope = np.tril(np.ones((4, 4), dtype=bool))
     tmap = TileMap([[-1, 0, -1, 0], [-1, -1, -1, -1]], TileSet([slope]), outside="solid")

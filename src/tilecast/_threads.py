@@ -22,7 +22,8 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 __all__ = [
-    "MIN_TASK", "TASK", "numba_parallel", "run_each", "run_tasks", "task_size", "thread_count",
+    "MIN_TASK", "TASK", "numba_parallel", "run_each", "run_shared", "run_tasks", "task_size",
+    "thread_count",
 ]  # fmt: skip
 
 #: Most rays per task: a batch is cut into at least two tasks per thread
@@ -77,8 +78,10 @@ def _executor() -> ThreadPoolExecutor:
         return _pool
 
 
-def run_tasks(task: Callable[[int, int], object], n: int) -> None:
-    """Call ``task(lo, hi)`` over ``0 .. n`` in ranges of :func:`task_size`, in parallel.
+def run_tasks(task: Callable[[int, int], object], n: int, size: int | None = None) -> None:
+    """Call ``task(lo, hi)`` over ``0 .. n`` in ranges of ``size`` items, in parallel.
+
+    ``size`` defaults to :func:`task_size` of ``n``.
 
     A batch of one task runs on the calling thread. Exceptions from a task
     are raised here.
@@ -90,7 +93,7 @@ def run_tasks(task: Callable[[int, int], object], n: int) -> None:
     >>> seen
     [(0, 300)]
     """
-    size = task_size(n)
+    size = task_size(n) if size is None else max(1, size)
     if n <= size or thread_count() == 1:
         task(0, n)
         return
@@ -119,6 +122,43 @@ def run_each(task: Callable[[int], object], count: int) -> None:
     finally:
         for future in futures:
             future.result()
+
+
+def run_shared(task: Callable[[], object], n: int) -> None:
+    """Call ``task()`` on up to :func:`thread_count` threads that share ``n`` items of work.
+
+    For kernels that take their work from a shared counter (the lane walk,
+    :func:`tilecast._kernels.lanes.cast_lanes_at`): every call works until
+    the counter runs out, so the calling thread alone would do it all. One
+    call runs here, one per other thread goes to the pool (none for fewer
+    than ``2 * MIN_TASK`` items, and no more than one per ``MIN_TASK``);
+    calls the pool has not started by the time this thread's call returns
+    are cancelled, their work being done. Exceptions from a call are raised
+    here.
+
+    Examples
+    --------
+    >>> import threading
+    >>> lock, left, done = threading.Lock(), [5000], []
+    >>> def task():
+    ...     while True:
+    ...         with lock:
+    ...             if left[0] == 0:
+    ...                 return
+    ...             left[0] -= 1
+    ...             done.append(1)
+    >>> run_shared(task, 5000)
+    >>> len(done)
+    5000
+    """
+    count = min(thread_count(), max(1, n // MIN_TASK))
+    futures = [_executor().submit(task) for _ in range(1, count)]
+    try:
+        task()
+    finally:
+        for future in futures:
+            if not future.cancel():
+                future.result()
 
 
 # ------------------------------------------------ Numba's own parallel kernels

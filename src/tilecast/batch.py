@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tilecast import _farwalk
-from tilecast._threads import TASK, numba_parallel, run_tasks
+from tilecast._threads import MIN_TASK, numba_parallel, run_shared, run_tasks, thread_count
 from tilecast._validate import (
     RANGE_DTYPES,
     as_angles,
@@ -151,14 +151,16 @@ def _cast(
     else:
         from tilecast._kernels.lanes import MANY, cast_lanes
 
-        def task(lo: int, hi: int) -> None:
-            cast_lanes(MANY, lo, hi, view.info, view.variants, view.pixels, view.outside_solid,
-                       view.origin_x, view.origin_y, view.cell_width, view.cell_height, origins,
-                       directions, origin_stride, max_distances, _NO_POSES, _NO_ANGLES, 0.0,
-                       gaps, ignore_start, view.jump_min, distance, point, normal, cell, inside,
-                       status, True)  # fmt: skip
+        counter = np.zeros(1, dtype=np.int64)  # the threads claim rays from it
 
-        run_tasks(task, n)
+        def task() -> None:
+            cast_lanes(MANY, counter, n, view.info, view.variants, view.pixels,
+                       view.outside_solid, view.origin_x, view.origin_y, view.cell_width,
+                       view.cell_height, origins, directions, origin_stride, max_distances,
+                       _NO_POSES, _NO_ANGLES, 0.0, gaps, ignore_start, view.jump_min, distance,
+                       point, normal, cell, inside, status, True)  # fmt: skip
+
+        run_shared(task, n)
     for k in np.flatnonzero(status != 0).tolist():  # rare: beyond the compiled range
         hit = _far_path(grid, origins, origin_stride, directions, max_distances, gaps,
                         ignore_start, k, origin_name)  # fmt: skip
@@ -437,16 +439,10 @@ def _scan_many(
                 _round_into(flat, ranges)
             return
 
-        def task(lo: int, hi: int) -> None:  # rays lo .. hi - 1, cast from the poses they need
-            first, end = lo // n_beams, -(-hi // n_beams)
-            base = first * n_beams
-            ranges = flat[base : end * n_beams] if direct else np.empty(hi - base)
-            _scan_grid_rays(world, view, pose_array[first:end], first, angle_array, max_range,
-                            lo - base, hi - base, ranges, pose_name)  # fmt: skip
-            if not direct:
-                _round_into(flat[lo:hi], ranges[lo - base :])
-
-        run_tasks(task, flat.size)
+        ranges = flat if direct else np.empty(flat.size)
+        _scan_grid_rays(world, view, pose_array, 0, angle_array, max_range, ranges, pose_name)
+        if not direct:
+            _round_into(flat, ranges)
 
     world._seen_whole(cast)
     return result
@@ -460,26 +456,31 @@ def _round_into(target: NDArray[np.floating[Any]], ranges: NDArray[np.float64]) 
 
 def _scan_grid_rays(
     world: Any, view: WalkMap, poses: NDArray[np.float64], first_pose: int,
-    angles: NDArray[np.float64], max_range: float, lo: int, hi: int,
-    distance: NDArray[np.float64], pose_name: str,
+    angles: NDArray[np.float64], max_range: float, distance: NDArray[np.float64], pose_name: str,
 ) -> None:  # fmt: skip
-    """Cast rays lo .. hi - 1 of the scans of ``poses`` on a grid into ``distance[lo:hi]``.
+    """Cast every beam of ``poses`` on a grid into ``distance`` (P * B,), in parallel.
 
     Ray k is beam ``k % B`` of ``poses[k // B]``; ``poses`` may be a slice of
     the caller's poses starting at row ``first_pose`` (error messages name
-    that row). Exact ranges, ``max_range`` where nothing is hit. Runs on the
-    calling thread (callers run such ranges on the pool, see ``run_tasks``).
+    that row). Exact ranges, ``max_range`` where nothing is hit. The threads
+    share the rays (:func:`tilecast._threads.run_shared`); the calling thread
+    must not be a pool thread.
     """
     from tilecast._kernels.lanes import SCAN, cast_lanes
 
-    n_beams = len(angles)
-    status = np.zeros(hi, dtype=np.uint8)
-    cast_lanes(SCAN, lo, hi, view.info, view.variants, view.pixels, view.outside_solid,
-               view.origin_x, view.origin_y, view.cell_width, view.cell_height, _NO_POINTS,
-               _NO_POINTS, 1, _NO_LIMITS, poses, angles, max_range, 0, False, view.jump_min,
-               distance, _NO_POINTS, _NO_POINTS, _NO_CELLS, _NO_INSIDE, status,
-               False)  # fmt: skip
-    for k in np.flatnonzero(status[lo:hi]) + lo:  # rare: beyond the compiled range
+    n_beams, n = len(angles), len(distance)
+    status = np.zeros(n, dtype=np.uint8)
+    counter = np.zeros(1, dtype=np.int64)  # the threads claim rays from it
+
+    def task() -> None:
+        cast_lanes(SCAN, counter, n, view.info, view.variants, view.pixels, view.outside_solid,
+                   view.origin_x, view.origin_y, view.cell_width, view.cell_height, _NO_POINTS,
+                   _NO_POINTS, 1, _NO_LIMITS, poses, angles, max_range, 0, False,
+                   view.jump_min, distance, _NO_POINTS, _NO_POINTS, _NO_CELLS, _NO_INSIDE,
+                   status, False)  # fmt: skip
+
+    run_shared(task, n)
+    for k in np.flatnonzero(status).tolist():  # rare: beyond the compiled range
         pose = poses[k // n_beams]
         direction = beam_directions(pose[None], angles[k % n_beams : k % n_beams + 1])[0]
         start, beam = (float(pose[0]), float(pose[1])), (float(direction[0]), float(direction[1]))
@@ -488,7 +489,7 @@ def _scan_grid_rays(
         hit = next(hits, None)
         distance[k] = math.inf if hit is None else hit.distance
     # a miss is +inf; every hit lies within max_range
-    np.minimum(distance[lo:hi], max_range, out=distance[lo:hi])
+    np.minimum(distance, max_range, out=distance)
 
 
 _POSE_ROW = re.compile(r"^(\w+)\[(\d+)\]")
@@ -519,6 +520,10 @@ def _scan_tile_rays(
     np.minimum(ranges, max_range, out=distance)
 
 
+#: Most rays ``scan_in_chunks`` casts before evaluating them (a 2 MiB buffer).
+CHUNK_RAYS = 1 << 18
+
+
 def scan_in_chunks(
     world: Any, poses: NDArray[np.float64], angles: NDArray[np.float64], max_range: float,
     pose_name: str, evaluate: Callable[[int, int, NDArray[np.float64]], None],
@@ -526,43 +531,36 @@ def scan_in_chunks(
     """Cast the scans of ``poses`` a chunk of poses at a time, never all at once.
 
     For each chunk of poses ``first .. end - 1`` (all of a pose's beams in one
-    chunk, about ``TASK`` rays or fewer), ``evaluate(first, end, ranges)``
-    gets their ranges, flat ``((end - first) * B,)``, exactly as
-    :func:`scan_many` returns them, in a scratch buffer that the next chunk
-    reuses. On a grid the chunks run in parallel on the pool (``evaluate``
-    must be thread-safe: chunks are disjoint); on a tile map one after
-    another. The whole cast sees one
-    state of the map (``World._seen_whole``).
+    chunk, at most about ``CHUNK_RAYS`` rays), the chunk's rays are cast in
+    parallel into a scratch buffer that the next chunk reuses, exactly as
+    :func:`scan_many` casts them; then ``evaluate(first, end, ranges)`` gets
+    slices of it, flat ``((end - first) * B,)``, also in parallel on the pool
+    (``evaluate`` must be thread-safe: the slices are disjoint). The whole
+    cast sees one state of the map (``World._seen_whole``).
     """
     n_poses, n_beams = len(poses), len(angles)
     if n_poses * n_beams == 0:
         return
+    step = max(1, CHUNK_RAYS // n_beams)  # poses per chunk
+    scratch = np.empty(min(step, n_poses) * n_beams)
 
     def cast() -> None:
         view, is_tilemap = walk_map(world)
-        if is_tilemap:
-            step = max(1, 4 * TASK // n_beams)
-            for first in range(0, n_poses, step):
-                end = min(first + step, n_poses)
-                ranges = np.empty((end - first) * n_beams)
-                _scan_tile_rays(world, view, poses[first:end], first, angles, max_range, ranges,
-                                pose_name)  # fmt: skip
-                evaluate(first, end, ranges)
-            return
+        for first in range(0, n_poses, step):
+            end = min(first + step, n_poses)
+            ranges = scratch[: (end - first) * n_beams]
+            chunk = poses[first:end]
+            if is_tilemap:
+                _scan_tile_rays(world, view, chunk, first, angles, max_range, ranges, pose_name)
+            else:
+                _scan_grid_rays(world, view, chunk, first, angles, max_range, ranges, pose_name)
 
-        def task(lo: int, hi: int) -> None:  # the poses whose first beam is in lo .. hi - 1
-            first, end = -(-lo // n_beams), -(-hi // n_beams)
-            # at most about TASK rays at a time, into one scratch (stays in cache)
-            step = max(1, TASK // n_beams)
-            scratch = np.empty(min(step, end - first) * n_beams)
-            for start in range(first, end, step):
-                stop = min(start + step, end)
-                ranges = scratch[: (stop - start) * n_beams]
-                _scan_grid_rays(world, view, poses[start:stop], start, angles, max_range, 0,
-                                len(ranges), ranges, pose_name)  # fmt: skip
-                evaluate(start, stop, ranges)
+            def part(lo: int, hi: int, first: int = first, ranges: Any = ranges) -> None:
+                evaluate(first + lo, first + hi, ranges[lo * n_beams : hi * n_beams])
 
-        run_tasks(task, n_poses * n_beams)
+            # one part per thread (each beam costs about the same), whole poses
+            parts = min(thread_count(), max(1, len(ranges) // MIN_TASK))
+            run_tasks(part, end - first, -(-(end - first) // parts))
 
     world._seen_whole(cast)
 

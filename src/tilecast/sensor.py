@@ -123,7 +123,8 @@ def scan_likelihood(
     ``result[p] = sum over beams b of log p(observed[b] | expected[p, b])``,
     where ``expected`` is exactly what :func:`scan_many` returns for the same
     poses, angles and ``max_range`` (float64). The ranges are cast a chunk of
-    poses at a time into a small buffer per thread and evaluated there: the
+    poses at a time (about 260,000 rays) into a buffer the chunks share, and
+    evaluated there in parallel: the
     (N, B) array is never built. The beams are summed in order, in float64.
 
     Parameters

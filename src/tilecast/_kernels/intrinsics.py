@@ -54,6 +54,24 @@ def bits_float(typingctx, bits):
     return sig, codegen
 
 
+@intrinsic
+def claim(typingctx, counter, amount):
+    """Add ``amount`` to ``counter[0]`` atomically and return its value before.
+
+    ``counter`` is a one-element int64 array shared by the threads of a batch:
+    each takes the next ``amount`` items with one call, and no two threads
+    get the same ones (a relaxed atomic add: only the counter itself is
+    ordered, which is all the claim needs). The index is not checked.
+    """
+    sig = types.int64(counter, types.int64)
+
+    def codegen(context, builder, signature, args):
+        data = context.make_array(signature.args[0])(context, builder, args[0]).data
+        return builder.atomic_rmw("add", data, args[1], "monotonic")
+
+    return sig, codegen
+
+
 def compiled_address(dispatcher: Any, signature: Any) -> int:
     """The address of ``dispatcher``'s machine code for ``signature`` (Numba's calling convention).
 

@@ -54,7 +54,7 @@ from numba import njit
 
 from tilecast._kernels import internal
 from tilecast._kernels.beams import SINCOS_RANGE, sincos_near
-from tilecast._kernels.intrinsics import bits_float, float_bits, prefetch
+from tilecast._kernels.intrinsics import bits_float, claim, float_bits, prefetch
 from tilecast._kernels.jobs import argument_types
 from tilecast._kernels.maps import OFF_EMPTY
 from tilecast._kernels.walk import (
@@ -352,11 +352,20 @@ def _gather(kind, first, m, origins, directions, origin_stride, max_distances, p
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def cast_lanes_at(kind, lo, hi, accel, variants, pixels, outside_solid, ox, oy, w, h, origins,
+def cast_lanes_at(kind, counter, hi, accel, variants, pixels, outside_solid, ox, oy, w, h, origins,
                directions, origin_stride, max_distances, poses, angles, max_range, gaps,
                ignore_start, jump_min, distance, point, normal, cell, inside, status,
                full, walk_at):  # fmt: skip
-    """Cast rays lo .. hi - 1 of a batch (kind MANY) or of a scan (kind SCAN).
+    """Cast rays of a batch (kind MANY) or of a scan (kind SCAN), claimed STAGE at a time.
+
+    The rays are ``counter[0] .. hi - 1``: ``counter`` (an int64 array of one
+    element) is shared by every thread casting the batch, and each takes the
+    next STAGE rays from it with an atomic add (:func:`claim`) whenever its
+    lanes need rays, until it passes ``hi``. So the threads share the work
+    however it is spread over the rays, and each thread's lanes stay full
+    until the whole batch is nearly done: one call per thread, not one per
+    slice of the batch (each call ends with its lanes draining, and each
+    costs a Python call with the GIL).
 
     MANY: ray k starts at origins[k // origin_stride]; one direction or one
     max distance broadcasts over all rays. SCAN: ray k is beam k % B of pose
@@ -388,9 +397,10 @@ def cast_lanes_at(kind, lo, hi, accel, variants, pixels, outside_solid, ox, oy, 
     limits = np.empty(STAGE)
     ray = np.empty(5)  # one ray's input, for the one-ray walk
     stopped = np.empty(LANES, dtype=np.int64)
-    next_ray = lo  # the first ray not staged yet
+    first = 0  # the first staged ray's number in the batch
     n_staged = 0
     cursor = 0  # the next staged ray to hand to a lane
+    exhausted = False  # the counter has passed hi
     live = 0
     while True:
         n_stopped = 0
@@ -455,18 +465,21 @@ def cast_lanes_at(kind, lo, hi, accel, variants, pixels, outside_solid, ox, oy, 
                                 point, normal, cell, inside, status, full, walk_at)  # fmt: skip
             while True:  # hand the lane the next ray that can walk
                 if cursor == n_staged:
-                    if next_ray == hi:
+                    if exhausted:
                         break
-                    n_staged = min(STAGE, hi - next_ray)
-                    _gather(kind, next_ray, n_staged, origins, directions, origin_stride,
+                    first = claim(counter, STAGE)
+                    if first >= hi:
+                        exhausted = True
+                        break
+                    n_staged = min(STAGE, hi - first)
+                    _gather(kind, first, n_staged, origins, directions, origin_stride,
                             max_distances, poses, angles, max_range, xs, ys, dxs, dys,
                             limits)  # fmt: skip
                     _stage(n_staged, ox, oy, w, h, rows, cols, xs, ys, dxs, dys, limits, sf, si)
-                    next_ray += n_staged
                     cursor = 0
                 s = cursor
                 cursor += 1
-                k = next_ray - n_staged + s  # the staged ray's number in the batch
+                k = first + s  # the staged ray's number in the batch
                 if si[_at(STATE, STAGE_STRIDE, s)] == SURE:
                     for f in _COPIED_FLOATS:
                         lf[_at(f, LANE_STRIDE, t)] = sf[_at(f, STAGE_STRIDE, s)]
