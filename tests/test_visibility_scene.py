@@ -540,3 +540,38 @@ def test_many_lights_example(tmp_path):
     assert run.returncode == 0, run.stderr
     assert "per frame" in run.stdout and "depot.yaml" in run.stdout
     assert out.stat().st_size > 1000
+
+
+# Two walls crossing at a tiny angle: the float cross product of their
+# directions rounds to zero though the exact orientations say they cross
+# (once a ZeroDivisionError while splitting them, in the scene's set-up).
+NEARLY_PARALLEL = [
+    ([[1.3962088837520004, 6.0581644230818075], [9.40928655364623, 8.550184010422647]],
+     [[-0.8000579876922382, 5.375138463751617], [8.115572918692976, 8.14784674981851]]),
+    ([[1.8755529632959123, 1.483028147700044], [0.12152882102121731, 8.521464209474809]],
+     [[1.7381300527871935, 2.034470026820505], [-0.37282017269376677, 10.505156281097788]]),
+    ([[2.0807510040562063, 4.854330914022471], [9.554624999157227, 3.627947248239929]],
+     [[6.3154781877299895, 4.159456977091368], [10.240113907918978, 3.5154657692463633]]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("first, second", NEARLY_PARALLEL)
+def test_walls_crossing_at_a_tiny_angle(first, second):
+    walls = np.array([first, second])
+    a, b = walls[0]
+    c, d = walls[1]
+    # the exact orientations: a proper crossing
+    side = [float(np.sign(
+        (Fraction(q[0]) - Fraction(p[0])) * (Fraction(r[1]) - Fraction(p[1]))
+        - (Fraction(q[1]) - Fraction(p[1])) * (Fraction(r[0]) - Fraction(p[0]))
+    )) for p, q, r in [(a, b, c), (a, b, d), (c, d, a), (c, d, b)]]  # fmt: skip
+    assert side[0] * side[1] < 0 and side[2] * side[3] < 0
+    scene = tc.VisibilityScene(walls)
+    lo, hi = walls.reshape(-1, 2).min(axis=0), walls.reshape(-1, 2).max(axis=0)
+    observer = (float(lo[0] + hi[0]) / 2 + 0.37, float(lo[1] + hi[1]) / 2 - 0.21)
+    box = (float(lo[0]) - 5, float(lo[1]) - 5, float(hi[0]) + 5, float(hi[1]) + 5)
+    for options in ({"radius": 3.0}, {"bounds": box}, {"radius": 2.0, "cone": ((1.0, 0.5), 1.0)}):
+        want = tc.visibility_polygon(walls, observer, **options)
+        got = scene.polygon(observer, **options)
+        assert np.isfinite(want).all() and len(want) >= 3
+        np.testing.assert_array_equal(got, want)

@@ -245,7 +245,17 @@ def _split_pair(segs, i, j, buf_seg, buf_xy, n):
     if o1 * o2 < 0 and o3 * o4 < 0:
         ex, ey = bx - ax, by - ay
         fx, fy = dx - cx, dy - cy
-        t = ((cx - ax) * fy - (cy - ay) * fx) / (ex * fy - ey * fx)
+        cross = ex * fy - ey * fx
+        if cross != 0.0:
+            t = ((cx - ax) * fy - (cy - ay) * fx) / cross
+        else:
+            # nearly parallel: the cross product rounded to zero, though a and b
+            # lie on opposite sides of cd (exact signs). Split ab in the ratio
+            # of their distances to cd's line (rounded; both may round to 0).
+            side_a = abs(fx * (ay - cy) - fy * (ax - cx))
+            side_b = abs(fx * (by - cy) - fy * (bx - cx))
+            total = side_a + side_b
+            t = side_a / total if total > 0.0 else 0.5
         t = min(max(t, 0.0), 1.0)
         x, y = ax + t * ex, ay + t * ey
         buf_seg, buf_xy, n = _push(buf_seg, buf_xy, n, i, x, y)
