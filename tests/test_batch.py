@@ -261,12 +261,13 @@ def test_max_distance_equal_to_the_hit_distance():
 
 
 def test_long_batches_with_directions_of_any_length():
-    """Batches longer than one parallel task, directions of all magnitudes.
+    """Batches shared by the threads, directions of all magnitudes.
 
-    The batch kernel sets rays up in batches, keeps a set of rays in flight
-    and hands each free slot the next ray; it scales every direction by a
-    power of two built from its exponent bits. This covers batches that span
-    several tasks and set-up batches, one origin broadcast over all of them,
+    The batch kernel's threads claim rays a set-up batch (256) at a time from
+    a shared counter, keep a set of rays in flight and hand each free slot
+    the next ray; it scales every direction by a power of two built from its
+    exponent bits. This covers batches that span many claims on every
+    thread, one origin broadcast over all of them,
     and directions from 1e-250 to 1e250 long (the extremes go to the
     reference walk).
     """

@@ -22,8 +22,8 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 __all__ = [
-    "MIN_TASK", "TASK", "numba_parallel", "run_each", "run_shared", "run_tasks", "task_size",
-    "thread_count",
+    "MIN_TASK", "TASK", "numba_parallel", "run_each", "run_shared", "run_tasks", "share_count",
+    "task_size", "thread_count",
 ]  # fmt: skip
 
 #: Most rays per task: a batch is cut into at least two tasks per thread
@@ -124,14 +124,27 @@ def run_each(task: Callable[[int], object], count: int) -> None:
             future.result()
 
 
+def share_count(n: int) -> int:
+    """Return how many threads share ``n`` items: one per ``MIN_TASK``, at most all of them.
+
+    Examples
+    --------
+    >>> share_count(10)
+    1
+    >>> share_count(10**6) == thread_count()
+    True
+    """
+    return min(thread_count(), max(1, n // MIN_TASK))
+
+
 def run_shared(task: Callable[[], object], n: int) -> None:
     """Call ``task()`` on up to :func:`thread_count` threads that share ``n`` items of work.
 
     For kernels that take their work from a shared counter (the lane walk,
     :func:`tilecast._kernels.lanes.cast_lanes_at`): every call works until
     the counter runs out, so the calling thread alone would do it all. One
-    call runs here, one per other thread goes to the pool (none for fewer
-    than ``2 * MIN_TASK`` items, and no more than one per ``MIN_TASK``);
+    call runs here, one per other thread goes to the pool (:func:`share_count`
+    calls in all: none to the pool for fewer than ``2 * MIN_TASK`` items);
     calls the pool has not started by the time this thread's call returns
     are cancelled, their work being done. Exceptions from a call are raised
     here.
@@ -151,8 +164,7 @@ def run_shared(task: Callable[[], object], n: int) -> None:
     >>> len(done)
     5000
     """
-    count = min(thread_count(), max(1, n // MIN_TASK))
-    futures = [_executor().submit(task) for _ in range(1, count)]
+    futures = [_executor().submit(task) for _ in range(1, share_count(n))]
     try:
         task()
     finally:

@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tilecast import _farwalk
-from tilecast._threads import MIN_TASK, numba_parallel, run_shared, run_tasks, thread_count
+from tilecast._threads import numba_parallel, run_shared, run_tasks, share_count
 from tilecast._validate import (
     RANGE_DTYPES,
     as_angles,
@@ -463,8 +463,8 @@ def _scan_grid_rays(
     Ray k is beam ``k % B`` of ``poses[k // B]``; ``poses`` may be a slice of
     the caller's poses starting at row ``first_pose`` (error messages name
     that row). Exact ranges, ``max_range`` where nothing is hit. The threads
-    share the rays (:func:`tilecast._threads.run_shared`); the calling thread
-    must not be a pool thread.
+    share the rays (:func:`tilecast._threads.run_shared`: the calling thread
+    alone could cast them all, so a busy pool only makes it slower).
     """
     from tilecast._kernels.lanes import SCAN, cast_lanes
 
@@ -559,8 +559,7 @@ def scan_in_chunks(
                 evaluate(first + lo, first + hi, ranges[lo * n_beams : hi * n_beams])
 
             # one part per thread (each beam costs about the same), whole poses
-            parts = min(thread_count(), max(1, len(ranges) // MIN_TASK))
-            run_tasks(part, end - first, -(-(end - first) // parts))
+            run_tasks(part, end - first, -(-(end - first) // share_count(len(ranges))))
 
     world._seen_whole(cast)
 
