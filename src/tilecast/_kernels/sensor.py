@@ -16,6 +16,8 @@ import math
 import numpy as np
 from numba import njit
 
+from tilecast._kernels.intrinsics import bits_float, float_bits
+
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
 
 
@@ -41,6 +43,54 @@ def table_log_likelihood(ranges, n_beams, log_rows, row_of_beam, resolution, las
 # of 1), and exp(-g) to 0.0 for g > 746: both are skipped there, same numbers.
 _ERF_ONE = 6.0
 _EXP_ZERO = 746.0
+# The hit part is skipped where it is below a quarter of an ulp of the
+# density without it (so adding it changes no bit): ``g`` beyond
+# ln(hit_peak / mass_floor) - ln(flat) + 54 ln 2, plus this margin (far
+# above the rounding of the few operations that bound involves).
+_SKIP_MARGIN = 1e-6
+# Densities multiplied into the running product (outside: their log is added).
+_PRODUCT_LO = 2.2250738585072014e-308  # the smallest normal float
+_PRODUCT_HI = 2.0**1000
+_LN2 = math.log(2.0)
+_MANTISSA = (1 << 52) - 1
+_EXPONENT_ONE = 1023 << 52  # the exponent bits of 1.0
+
+
+@njit(cache=True, inline="always")
+def hit_skip_threshold(hit_peak, mass_floor, flat):
+    """The ``g`` beyond which the hit part cannot change a density whose other parts sum to
+    at least ``flat`` (``_EXP_ZERO`` at most; -1.0, never computed, when ``hit_peak`` is 0).
+
+    The hit part is ``hit_peak * exp(-g) / mass`` with ``mass >= mass_floor``;
+    below ``flat * 2**-54`` it is under half an ulp of any sum at least
+    ``flat``, and round-to-nearest leaves that sum as it is.
+    """
+    if hit_peak == 0.0:
+        return -1.0
+    if not flat > 0.0:
+        return _EXP_ZERO
+    bound = math.log(hit_peak / mass_floor) - math.log(flat) + 54.0 * _LN2 + _SKIP_MARGIN
+    return min(bound, _EXP_ZERO)  # NaN (mass_floor 0 and ...) compares false: _EXP_ZERO
+
+
+@njit(cache=True, inline="always")
+def beam_density(z, expected, flat, short_top, hit_peak, scale, sigma, rate, max_range,
+                 hit_skip):  # fmt: skip
+    """p(z | expected) of one beam: ``flat`` (the max or random part), then the
+    hit part (where ``g <= hit_skip``), then the short part, added in that order."""
+    density = flat
+    t = (z - expected) / sigma
+    g = 0.5 * t * t
+    if g <= hit_skip:
+        # the Gaussian's mass on [0, max_range]: (erf(a) + erf(c)) / 2
+        a = (max_range - expected) * scale
+        c = expected * scale
+        erf_a = 1.0 if a >= _ERF_ONE else math.erf(a)
+        erf_c = 1.0 if c >= _ERF_ONE else math.erf(c)
+        density += hit_peak * math.exp(-g) / (0.5 * (erf_a + erf_c))
+    if z <= expected and expected > 0.0:
+        density += short_top / -math.expm1(-rate * expected)
+    return density
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -54,36 +104,47 @@ def beam_log_likelihood(ranges, n_beams, observed, weights, sigma, rate, max_ran
     exponential (``rate``) normalised on [0, expected] (none when expected
     is 0), the max part a point mass at max_range, the random part uniform
     on [0, max_range). What depends on the reading alone is worked out once
-    per beam; ``erf`` and ``exp`` are skipped where they round to 1 and 0.
+    per beam.
+
+    Two savings, neither of which changes a density: ``erf`` and ``exp``
+    are skipped where they round to 1 and 0, and the hit part where it is
+    too small to change the density's bits (:func:`hit_skip_threshold`; the
+    Gaussian's mass is at least ``erf(max_range * scale) / 2``, erf being
+    concave). And one logarithm per pose rather than per beam: the
+    densities are multiplied, the product's exponent moved into an integer
+    after each step (so it never overflows or underflows), and the log
+    taken at the end; a density that is zero, subnormal or huge has its own
+    log added instead (zero gives ``-inf``, as the sum of logs does). The
+    product rounds once per beam: a relative error of at most about
+    ``B * 1.1e-16`` on the likelihood, so that much (absolute) on its log,
+    the order of the rounding of a sum of ``B`` logs.
     """
     z_hit = weights[0]
     z_short = weights[1]
     scale = 1.0 / (sigma * math.sqrt(2.0))
     hit_peak = z_hit / (sigma * _SQRT_2PI)
-    # per beam: the short part's numerator, and the max or random part
+    mass_floor = 0.5 * math.erf(max_range * scale) * (1.0 - 1e-12)
+    # per beam: the short part's numerator, the max or random part, the hit skip
     short_top = np.empty(n_beams)
     flat = np.empty(n_beams)
+    hit_skip = np.empty(n_beams)
     for b in range(n_beams):
         z = observed[b]
         short_top[b] = z_short * rate * math.exp(-rate * z)
         flat[b] = weights[2] if z == max_range else weights[3] / max_range
+        hit_skip[b] = hit_skip_threshold(hit_peak, mass_floor, flat[b])
     for p in range(out.shape[0]):
         base = p * n_beams
-        total = 0.0
+        apart = 0.0  # the logs of the densities kept out of the product
+        product = 1.0  # in [1, 2): the mantissa of the densities' product
+        exponent = 0  # and its power of two
         for b in range(n_beams):
-            z = observed[b]
-            expected = ranges[base + b]
-            density = flat[b]
-            t = (z - expected) / sigma
-            g = 0.5 * t * t
-            if g <= _EXP_ZERO and z_hit > 0.0:
-                # the Gaussian's mass on [0, max_range]: (erf(a) + erf(c)) / 2
-                a = (max_range - expected) * scale
-                c = expected * scale
-                erf_a = 1.0 if a >= _ERF_ONE else math.erf(a)
-                erf_c = 1.0 if c >= _ERF_ONE else math.erf(c)
-                density += hit_peak * math.exp(-g) / (0.5 * (erf_a + erf_c))
-            if z <= expected and expected > 0.0:
-                density += short_top[b] / -math.expm1(-rate * expected)
-            total += math.log(density)
-        out[p] = total
+            density = beam_density(observed[b], ranges[base + b], flat[b], short_top[b],
+                                   hit_peak, scale, sigma, rate, max_range, hit_skip[b])  # fmt: skip
+            if density >= _PRODUCT_LO and density <= _PRODUCT_HI:
+                bits = float_bits(product * density)
+                exponent += (bits >> 52) - 1023
+                product = bits_float((bits & _MANTISSA) | _EXPONENT_ONE)
+            else:  # rare: zero (-inf), subnormal, huge, NaN
+                apart += math.log(density)
+        out[p] = apart + (exponent * _LN2 + math.log(product))
