@@ -139,8 +139,8 @@ def beam_log_likelihood(ranges, n_beams, observed, weights, sigma, rate, max_ran
         product = 1.0  # in [1, 2): the mantissa of the densities' product
         exponent = 0  # and its power of two
         for b in range(n_beams):
-            density = beam_density(observed[b], ranges[base + b], flat[b], short_top[b],
-                                   hit_peak, scale, sigma, rate, max_range, hit_skip[b])  # fmt: skip
+            density = beam_density(observed[b], ranges[base + b], flat[b], short_top[b], hit_peak,
+                                   scale, sigma, rate, max_range, hit_skip[b])  # fmt: skip
             if density >= _PRODUCT_LO and density <= _PRODUCT_HI:
                 bits = float_bits(product * density)
                 exponent += (bits >> 52) - 1023
