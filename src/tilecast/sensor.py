@@ -169,8 +169,10 @@ def scan_likelihood(
     With a table, the logarithms of the rows the observed scan uses are
     taken once per call (NumPy, ``len(set(observed indices)) * C`` of them);
     each beam then costs one division, one rounding and one lookup. The beam
-    model costs two ``erf``, two ``exp`` and one ``log`` per beam, several
-    times the cast itself: a table is the fast choice for large filters.
+    model costs an ``expm1`` per beam short of the wall, an ``exp`` and up to
+    two ``erf`` per beam whose Gaussian part is not negligible, and one
+    ``log`` per pose: about half the cast again, where a table costs almost
+    nothing, so a table is the fast choice for large filters.
     See docs/sensor.md for range_libc's tables (pixel units, truncation).
 
     Examples
