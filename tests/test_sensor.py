@@ -233,19 +233,17 @@ def _densities(observed, expected, model, max_range, skip):
     (``skip``) or computing the hit part wherever exp does not round to 0."""
     from tilecast._kernels import sensor as kernels
 
-    w = model._weights()
     sigma, rate = model.sigma_hit, model.lambda_short
-    scale = 1.0 / (sigma * math.sqrt(2.0))
-    hit_peak = w[0] / (sigma * math.sqrt(2.0 * math.pi))
-    mass_floor = 0.5 * math.erf(max_range * scale) * (1.0 - 1e-12)
+    observed = np.asarray(observed, dtype=np.float64)
+    scale, hit_peak, short_top, flat, hit_skip = kernels.beam_terms(
+        observed, model._weights(), sigma, rate, max_range
+    )
+    if not skip:
+        hit_skip[:] = kernels._EXP_ZERO if hit_peak > 0.0 else -1.0
     out = []
-    for z, e in zip(observed, expected, strict=True):
-        flat = w[2] if z == max_range else w[3] / max_range
-        threshold = kernels.hit_skip_threshold(hit_peak, mass_floor, flat)
-        if not skip:
-            threshold = kernels._EXP_ZERO if hit_peak > 0.0 else -1.0
-        out.append(kernels.beam_density(z, e, flat, w[1] * rate * math.exp(-rate * z), hit_peak,
-                                        scale, sigma, rate, max_range, threshold))  # fmt: skip
+    for b, (z, e) in enumerate(zip(observed, expected, strict=True)):
+        out.append(kernels.beam_density(z, e, flat[b], short_top[b], hit_peak, scale, sigma,
+                                        rate, max_range, hit_skip[b]))  # fmt: skip
     return np.array(out)
 
 

@@ -43,8 +43,8 @@ def table_log_likelihood(ranges, n_beams, log_rows, row_of_beam, resolution, las
 # of 1), and exp(-g) to 0.0 for g > 746: both are skipped there, same numbers.
 _ERF_ONE = 6.0
 _EXP_ZERO = 746.0
-# The hit part is skipped where it is below a quarter of an ulp of the
-# density without it (so adding it changes no bit): ``g`` beyond
+# The hit part is skipped where it is below half an ulp of the density
+# without it (so adding it changes no bit): ``g`` beyond
 # ln(hit_peak / mass_floor) - ln(flat) + 54 ln 2, plus this margin (far
 # above the rounding of the few operations that bound involves).
 _SKIP_MARGIN = 1e-6
@@ -70,7 +70,7 @@ def hit_skip_threshold(hit_peak, mass_floor, flat):
     if not flat > 0.0:
         return _EXP_ZERO
     bound = math.log(hit_peak / mass_floor) - math.log(flat) + 54.0 * _LN2 + _SKIP_MARGIN
-    return min(bound, _EXP_ZERO)  # NaN (mass_floor 0 and ...) compares false: _EXP_ZERO
+    return bound if bound < _EXP_ZERO else _EXP_ZERO  # NaN too: never skip on a NaN bound
 
 
 @njit(cache=True, inline="always")
@@ -91,6 +91,27 @@ def beam_density(z, expected, flat, short_top, hit_peak, scale, sigma, rate, max
     if z <= expected and expected > 0.0:
         density += short_top / -math.expm1(-rate * expected)
     return density
+
+
+@njit(cache=True)
+def beam_terms(observed, weights, sigma, rate, max_range):
+    """What the beam model's densities share: ``(scale, hit_peak, short_top,
+    flat, hit_skip)``, the last three per beam (the short part's numerator,
+    the max or random part, :func:`hit_skip_threshold`)."""
+    scale = 1.0 / (sigma * math.sqrt(2.0))
+    hit_peak = weights[0] / (sigma * _SQRT_2PI)
+    # the Gaussian's mass on [0, max_range] is at least this, erf being concave
+    mass_floor = 0.5 * math.erf(max_range * scale) * (1.0 - 1e-12)
+    n_beams = observed.shape[0]
+    short_top = np.empty(n_beams)
+    flat = np.empty(n_beams)
+    hit_skip = np.empty(n_beams)
+    for b in range(n_beams):
+        z = observed[b]
+        short_top[b] = weights[1] * rate * math.exp(-rate * z)
+        flat[b] = weights[2] if z == max_range else weights[3] / max_range
+        hit_skip[b] = hit_skip_threshold(hit_peak, mass_floor, flat[b])
+    return scale, hit_peak, short_top, flat, hit_skip
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -119,20 +140,8 @@ def beam_log_likelihood(ranges, n_beams, observed, weights, sigma, rate, max_ran
     ``B * 1.1e-16`` on the likelihood, so that much (absolute) on its log,
     the order of the rounding of a sum of ``B`` logs.
     """
-    z_hit = weights[0]
-    z_short = weights[1]
-    scale = 1.0 / (sigma * math.sqrt(2.0))
-    hit_peak = z_hit / (sigma * _SQRT_2PI)
-    mass_floor = 0.5 * math.erf(max_range * scale) * (1.0 - 1e-12)
-    # per beam: the short part's numerator, the max or random part, the hit skip
-    short_top = np.empty(n_beams)
-    flat = np.empty(n_beams)
-    hit_skip = np.empty(n_beams)
-    for b in range(n_beams):
-        z = observed[b]
-        short_top[b] = z_short * rate * math.exp(-rate * z)
-        flat[b] = weights[2] if z == max_range else weights[3] / max_range
-        hit_skip[b] = hit_skip_threshold(hit_peak, mass_floor, flat[b])
+    scale, hit_peak, short_top, flat, hit_skip = beam_terms(observed, weights, sigma, rate,
+                                                            max_range)  # fmt: skip
     for p in range(out.shape[0]):
         base = p * n_beams
         apart = 0.0  # the logs of the densities kept out of the product
