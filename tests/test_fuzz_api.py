@@ -23,9 +23,19 @@ errors ...), ``unnamed`` (a ``ValueError``/``TypeError`` naming no argument),
 ``bad`` (a result breaking an invariant) and ``wrong`` (an exact predicate
 disagreeing with exact arithmetic).
 
-``TILECAST_FUZZ_CASES`` sets the calls per area (default :data:`CASES`). Run
-the file as a script (``python tests/test_fuzz_api.py``) to print the outcomes
-per area, function and kind, and the first reproducer of each failure.
+``TILECAST_FUZZ_CASES`` sets the calls per area (default :data:`CASES`) and
+``TILECAST_FUZZ_SEED`` the seed (default :data:`DEFAULT_SEED`, so CI replays
+the same cases; ``fresh`` draws a new one and prints it). Run the file as a
+script to print the outcomes per area, function and kind, and a reproducer of
+each failure. A campaign that looks for new failures::
+
+    TILECAST_FUZZ_SEED=fresh TILECAST_FUZZ_CASES=100000 \
+        python tests/test_fuzz_api.py --jobs 2            # every area
+    python tests/test_fuzz_api.py geometry maps           # some areas
+    TILECAST_FUZZ_SEED=S python tests/test_fuzz_api.py --case AREA INDEX
+
+The last line replays one case in this process, with the seed the campaign
+printed.
 """
 
 from __future__ import annotations
@@ -50,7 +60,29 @@ import numpy as np
 import pytest
 
 CASES = int(os.environ.get("TILECAST_FUZZ_CASES", "3000"))
-SEED = 1616
+#: The seed CI runs with: the same cases every run.
+DEFAULT_SEED = 1616
+
+
+def _seed_from_environment() -> int:
+    """``TILECAST_FUZZ_SEED``: an integer, ``fresh`` (a new random seed) or unset (the default)."""
+    text = os.environ.get("TILECAST_FUZZ_SEED", "").strip()
+    if not text:
+        return DEFAULT_SEED
+    if text == "fresh":
+        import secrets
+
+        seed = secrets.randbelow(2**31)
+        os.environ["TILECAST_FUZZ_SEED"] = str(seed)  # workers and reproducers see it
+        return seed
+    try:
+        return int(text)
+    except ValueError:
+        message = f"TILECAST_FUZZ_SEED must be an integer or 'fresh', got {text!r}"
+        raise SystemExit(message) from None
+
+
+SEED = _seed_from_environment()
 #: A call taking longer than this is a hang (real calls take milliseconds).
 HANG_SECONDS = 20.0
 #: The first call of a worker may compile kernels missing from the disk cache.
@@ -1091,9 +1123,12 @@ def run_area(area: str, cases: int = CASES, seed: int = SEED) -> list[dict[str, 
 GOOD = {"ok", "error"}
 
 
-def summary(outcomes: list[dict[str, Any]]) -> str:
+def summary(outcomes: list[dict[str, Any]], area: str = "AREA", seed: int = SEED) -> str:
     kinds = Counter(o["kind"] for o in outcomes)
-    lines = [f"{len(outcomes)} calls: " + ", ".join(f"{k} {n}" for k, n in kinds.most_common())]
+    lines = [
+        f"{len(outcomes)} calls (seed {seed}): "
+        + ", ".join(f"{k} {n}" for k, n in kinds.most_common())
+    ]
     seen: set[tuple[str, str]] = set()
     for o in outcomes:
         key = (o["name"], o["kind"])
@@ -1102,7 +1137,9 @@ def summary(outcomes: list[dict[str, Any]]) -> str:
         seen.add(key)
         count = sum(1 for p in outcomes if (p["name"], p["kind"]) == key)
         lines.append(
-            f"  {o['name']}: {o['kind']} x{count} (case {o['index']}) {o.get('detail', '')}"
+            f"  {o['name']}: {o['kind']} x{count} (case {o['index']}) {o.get('detail', '')}\n"
+            f"    reproduce: TILECAST_FUZZ_SEED={seed} python tests/test_fuzz_api.py "
+            f"--case {area} {o['index']}"
         )
     return "\n".join(lines)
 
@@ -1113,9 +1150,9 @@ def test_fuzz_area(area: str) -> None:
     assert len(outcomes) == CASES
     failures = [o for o in outcomes if o["kind"] not in GOOD]
     unknown = [o for o in failures if o["name"] not in KNOWN_FAILURES]
-    assert not unknown, summary(outcomes)
+    assert not unknown, summary(outcomes, area)
     if failures:
-        pytest.xfail("known failures (KNOWN_FAILURES):\n" + summary(outcomes))
+        pytest.xfail("known failures (KNOWN_FAILURES):\n" + summary(outcomes, area))
 
 
 def reproduce(area: str, index: int, seed: int = SEED) -> None:
@@ -1125,13 +1162,37 @@ def reproduce(area: str, index: int, seed: int = SEED) -> None:
     print(_classify(name, params, thunk, check))
 
 
+def campaign(areas: list[str], jobs: int) -> int:
+    """Run areas (``jobs`` at a time), print each summary; the number of failing calls."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    print(f"fuzz campaign: seed {SEED}, {CASES} calls per area, {jobs} at a time", flush=True)
+
+    def one(area: str) -> tuple[str, list[dict[str, Any]], float]:
+        began = time.monotonic()
+        return area, run_area(area), time.monotonic() - began
+
+    failing = 0
+    with ThreadPoolExecutor(max_workers=jobs) as pool:  # each area runs in its own process
+        for area, result, seconds in pool.map(one, areas):
+            failing += sum(1 for o in result if o["kind"] not in GOOD)
+            print(f"== {area} ({seconds:.1f} s)\n{summary(result, area)}", flush=True)
+    return failing
+
+
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
         worker(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
     elif len(sys.argv) > 1 and sys.argv[1] == "--case":
         reproduce(sys.argv[2], int(sys.argv[3]))
     else:
-        for name in sys.argv[1:] or list(AREAS):
-            began = time.monotonic()
-            result = run_area(name)
-            print(f"== {name} ({time.monotonic() - began:.1f} s)\n{summary(result)}", flush=True)
+        args = sys.argv[1:]
+        jobs = 1
+        if "--jobs" in args:
+            at = args.index("--jobs")
+            jobs = int(args[at + 1])
+            del args[at : at + 2]
+        unknown_areas = [name for name in args if name not in AREAS]
+        if unknown_areas:
+            raise SystemExit(f"unknown areas {unknown_areas}; the areas are {list(AREAS)}")
+        sys.exit(1 if campaign(args or list(AREAS), jobs) else 0)

@@ -240,7 +240,10 @@ def test_point_in_polygon_huge_and_tiny_coordinates_do_not_crash():
 
 
 def test_float_primitives_far_beyond_products_range():
-    assert tc.ray_segment((0, 0), (5e-324, 0), (2, -1), (2, 1))[1] == 0.5
+    # t = 2 / 5e-324 has no float64 value: refused (it answered t = inf, u = 0.5)
+    with pytest.raises(ValueError, match=r"^direction"):
+        tc.ray_segment((0, 0), (5e-324, 0), (2, -1), (2, 1))
+    assert tc.ray_segment((0, 0), (5e-324, 0), (2e-300, -1), (2e-300, 1))[1] == 0.5
     t, u = tc.ray_segment((0, 0), (1e-300, 0), (1e-290, -1), (1e-290, 1))
     assert math.isclose(t, 1e10) and u == 0.5
     t, u = tc.ray_segment((-1e308, 0), (1e308, 1e-300), (1e308, -1e308), (1e308, 1e308))
@@ -255,6 +258,42 @@ def test_float_primitives_far_beyond_products_range():
         assert np.allclose(got, want, rtol=1e-12, atol=0)
     s, u = tc.segment_segment((-1e308, 0), (1e308, 0), (0, -1e308), (0, 1e308))
     assert (s, u) == (0.5, 0.5)
+
+
+def _ray_parameter_exact(origin, direction, point):
+    """The exact ray parameter of a point on the ray's line (along its larger axis)."""
+    axis = 0 if abs(direction[0]) >= abs(direction[1]) else 1
+    return (Fraction(point[axis]) - Fraction(origin[axis])) / Fraction(direction[axis])
+
+
+def test_ray_parameters_beyond_the_float_range_name_the_direction():
+    """Fuzz geometry 36915 and 34918 (issue 36): these answered t = inf and (-inf, inf).
+
+    The true parameters exceed the largest double, so there is no float64
+    answer; the call says so, naming the direction, instead of lying with inf.
+    """
+    largest = Fraction(np.finfo(np.float64).max)
+    # 36915: the ray along +x meets the segment at its end (12, 0), 14 cells on
+    origin, direction = (-2.0, 0.0), (5e-324, 0.0)
+    assert _ray_parameter_exact(origin, direction, (12.0, 0.0)) > largest
+    with pytest.raises(ValueError, match=r"^direction \(5e-324, 0.0\) is too short"):
+        tc.ray_segment(origin, direction, (12, 0), (1, -(2**63)))
+    # 34918: a vertical ray from inside a circle of radius 2**63
+    origin, direction, center, radius = (3.4, 7.770737065792229), (-0.0, 1e-310), (8, 2.7), 2**63
+    half_chord_low = Fraction(radius) - Fraction(8) + Fraction(3.4)  # below the true half chord
+    assert (half_chord_low - abs(Fraction(7.770737065792229) - Fraction(2.7))) / Fraction(
+        1e-310
+    ) > largest
+    with pytest.raises(ValueError, match=r"^direction \(-0.0, 1e-310\) is too short"):
+        tc.ray_circle(origin, direction, center, radius)
+    # in an array call, the row is named; rows that fit are not what fails
+    with pytest.raises(ValueError, match=r"^direction\[1\] "):
+        tc.ray_segment([[0, 0], [-2, 0]], [[1, 0], [5e-324, 0]], (12, 0), (1, -(2**63)))
+    # the largest parameters that do fit are still answered, finite
+    t, _ = tc.ray_segment((0, 0), (1e-300, 0), (1e8, -1), (1e8, 1))
+    assert math.isfinite(t) and math.isclose(t, 1e308)
+    t0, t1 = tc.ray_circle((0, 0), (1e-300, 0), (5e7, 0), 1e7)
+    assert math.isclose(t0, 4e307) and math.isclose(t1, 6e307)
 
 
 @pytest.mark.parametrize(

@@ -446,6 +446,12 @@ def test_from_image_color_key_on_arrays():
         (lambda: TileMap([[0]], TILES).set_tile((1, 0), 0), ValueError, "cells"),
         (lambda: TileMap([[0]], TILES).set_tile((0, 0), 0, flips=9), ValueError, "flips"),
         (lambda: TileMap([[0]], TILES).is_point_solid((math.nan, 0.0)), ValueError, "point"),
+        # fuzz maps 25923 (issue 36): pixel coordinates overflowing a float were an OverflowError
+        (
+            lambda: TileMap([[0]], TILES, tile_size=1e-300).is_point_solid((4, -(2**63))),
+            ValueError,
+            "^point .* overflow a float",
+        ),
         (lambda: TILES.mask(2), ValueError, "tile_id"),
         (lambda: flip_mask(np.zeros((2, 2)), 8), ValueError, "flips"),
         (lambda: raycast(TileMap([[0]], TILES), (0.0, 0.0), (0.0, 0.0)), ValueError, "direction"),

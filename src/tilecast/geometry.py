@@ -120,6 +120,29 @@ def _radii(name: str, value: Any, n: int, scalar: bool) -> tuple[_FloatArray, bo
     return np.broadcast_to(array, (n,)), False
 
 
+def _check_parameters_fit(
+    name: str, direction: _FloatArray, scalar: bool, *parameters: _FloatArray
+) -> None:
+    """Refuse an answer whose ray parameter overflowed: its true value is beyond float64.
+
+    The scaled formulas never overflow inside; only scaling ``t`` back by the
+    direction's power of two can, when the direction is tiny next to the
+    distances involved (``t = 1e300`` cells along ``(1e-300, 0)``). Such a ``t``
+    has no float64 value, so the call names the direction instead of
+    answering ``inf``.
+    """
+    for t in parameters:
+        bad = np.flatnonzero(np.isinf(t))
+        if len(bad):
+            k = int(bad[0])
+            where = name if scalar else f"{name}[{k}]"
+            raise ValueError(
+                f"{where} {tuple(float(v) for v in direction[k])} is too short for this "
+                f"geometry: the ray parameter t of the answer exceeds the float64 range "
+                f"(about 1.8e308); scale the direction up"
+            )
+
+
 def _cross(ax: _FloatArray, ay: _FloatArray, bx: _FloatArray, by: _FloatArray) -> _FloatArray:
     return ax * by - ay * bx
 
@@ -188,8 +211,9 @@ def ray_segment(
     - Touching counts: an end of the segment on the ray, or the ray starting on
       the segment, is a hit.
     - Computed in float64 on the points and the direction each scaled by a power
-      of two, so any finite input works; ``t`` is ``inf`` only when the true
-      value exceeds the double range (a tiny direction, a far segment).
+      of two, so any finite input works and ``t`` is always finite. When the
+      true ``t`` of a hit exceeds the double range (a tiny direction, a far
+      segment) there is no float64 answer: ``ValueError`` naming ``direction``.
 
     Examples
     --------
@@ -212,8 +236,9 @@ def ray_segment(
     shift, d_shift = _row_shift(o, pa, pb), _row_shift(d)
     o, pa, pb = (np.ldexp(v, shift[:, None]) for v in (o, pa, pb))
     t, u = _line_segment(o, np.ldexp(d, d_shift[:, None]), pa, pb, ray=True)
-    with np.errstate(over="ignore"):  # a parameter beyond the float range is inf, as documented
+    with np.errstate(over="ignore"):  # checked just below
         t = np.ldexp(t, d_shift - shift)
+    _check_parameters_fit("direction", d, scalar, t)
     return _result(t, u, scalar)
 
 
@@ -389,8 +414,9 @@ def ray_circle(
     the half chord (no cancellation for far-away circles); tangency is a
     closest distance of exactly ``radius`` in float64. Positions and the radius,
     and the direction, are each scaled by a power of two first, so any finite
-    input works; a root is infinite only when its true value exceeds the double
-    range.
+    input works and the roots are always finite. When a root's true value
+    exceeds the double range (a tiny direction, a huge circle) there is no
+    float64 answer: ``ValueError`` naming ``direction``.
 
     Examples
     --------
@@ -405,6 +431,7 @@ def ray_circle(
     (o, d, c), scalar = _points(("origin", "direction", "center"), (origin, direction, center))
     if ((d[:, 0] == 0.0) & (d[:, 1] == 0.0)).any():
         raise ValueError("direction must not be the zero vector")
+    direction_given = d
     r, scalar = _radii("radius", radius, len(o), scalar)
     # positions (and the radius) and the direction each scaled by a power of
     # two: no overflow or underflow inside; t is scaled back at the end
@@ -422,8 +449,10 @@ def ray_circle(
     with np.errstate(invalid="ignore"):
         half = np.sqrt(disc / qa)
     back = d_shift - shift
-    t0 = np.where(disc >= 0.0, np.ldexp(t_mid - half, back), np.nan)
-    t1 = np.where(disc >= 0.0, np.ldexp(t_mid + half, back), np.nan)
+    with np.errstate(over="ignore"):  # checked just below
+        t0 = np.where(disc >= 0.0, np.ldexp(t_mid - half, back), np.nan)
+        t1 = np.where(disc >= 0.0, np.ldexp(t_mid + half, back), np.nan)
+    _check_parameters_fit("direction", direction_given, scalar, t0, t1)
     return _result(t0, t1, scalar)
 
 

@@ -37,6 +37,7 @@ cell ``(P // tw, Q // th)`` at ``(P % tw, Q % th)`` inside the tile.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -51,6 +52,7 @@ from tilecast._validate import (
     as_pixel_size,
     as_point,
     as_tile_size,
+    tile_coordinates,
 )
 from tilecast.grid import Grid
 from tilecast.world import OUTSIDE_POLICIES, World
@@ -635,11 +637,9 @@ class TileMap(World):
         >>> tmap.is_point_solid((0.5, 0.5)), tmap.is_point_solid((1.5, 0.5))
         (True, False)
         """
-        x, y = as_point("point", point)
-        pw, ph = self.pixel_size
-        u = (x - self._origin[0]) / pw
-        v = (y - self._origin[1]) / ph
-        return self.pixel_solid((int(np.floor(u)), int(np.floor(v))))
+        # the same conversion (and overflow check) as Grid.to_tile_space, on pixels
+        u, v = tile_coordinates("point", as_point("point", point), self._origin, self.pixel_size)
+        return self.pixel_solid((math.floor(u), math.floor(v)))
 
     # ----------------------------------------------------------------- edits
     def set_tile(self, cells: Any, tile_id: int, flips: int = 0) -> None:
