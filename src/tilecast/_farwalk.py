@@ -25,6 +25,15 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from tilecast._validate import tile_coordinates
+from tilecast._walkspec import (
+    CORNER_NORMAL,
+    DIAGONAL_GAPS,
+    FILTER,
+    TINY,
+    corner_stop,
+    first_cell,
+    last_cell,
+)
 from tilecast.grid import Grid
 from tilecast.results import Hit, Step
 from tilecast.tiles import EMPTY, FULL, MIXED, TileMap
@@ -32,31 +41,9 @@ from tilecast.world import World
 
 __all__ = ["cast", "cells", "sight"]
 
-# |error| of the filtered comparison is below 3 units in the last place of the
-# operands' sum; 1e-15 is about 9 of them, comfortably safe.
-_FILTER = 1e-15
-# Below this the products may have lost bits to underflow: go exact.
-_TINY = 1e-280
-
-CORNER_NORMAL = 1.0 / math.sqrt(2.0)
-
 
 def _sign(value: float) -> int:
     return (value > 0.0) - (value < 0.0)
-
-
-def first_cell(u: float, du: float) -> int:
-    """Index of the cell occupied just after ``t = 0`` along one axis."""
-    if du < 0.0:
-        return math.ceil(u) - 1
-    return math.floor(u)
-
-
-def last_cell(u: float, du: float) -> int:
-    """Index of the cell occupied just before the segment's end along one axis."""
-    if du > 0.0:
-        return math.ceil(u) - 1
-    return math.floor(u)
 
 
 class TileWalker:
@@ -130,9 +117,9 @@ class TileWalker:
         lhs = a * abs(self.dv)
         rhs = b * abs(self.du)
         total = lhs + rhs
-        if math.isfinite(total) and min(lhs, rhs) > _TINY:
+        if math.isfinite(total) and min(lhs, rhs) > TINY:
             diff = lhs - rhs
-            if abs(diff) > _FILTER * total:
+            if abs(diff) > FILTER * total:
                 return -1 if diff < 0.0 else 1
         exact = abs(x_line - Fraction(self.u0)) * abs(self.exact_dv) - abs(
             y_line - Fraction(self.v0)
@@ -391,6 +378,7 @@ def cast(
     outside at such a distance).
     """
     space = _space_of(grid)
+    gaps_index = DIAGONAL_GAPS.index(gaps)
     x0, y0 = origin
     dx, dy = normalised_direction(*direction)
     (w, h), (ox, oy) = space.cell_size, space.origin
@@ -456,13 +444,9 @@ def cast(
         if event == 0:
             point = (ox + x_line * w, oy + y_line * h)
             shoulders = ((walker.i + sx, walker.j), (walker.i, walker.j + sy))
-            blocking: tuple[tuple[int, int], ...]
-            if gaps == "block_if_both":
-                blocking = shoulders if all(is_solid(*c) for c in shoulders) else ()
-            elif gaps == "block_if_either":
-                blocking = tuple(c for c in shoulders if is_solid(*c))
-            else:
-                blocking = ()
+            solid = [is_solid(*c) for c in shoulders]
+            stopped = corner_stop(solid[0], solid[1], gaps_index, walker.i, walker.j, sx, sy)[0]
+            blocking = [c for c, s in zip(shoulders, solid, strict=True) if s] if stopped else []
             for cell in blocking:
                 yield hit(point, diagonal, distance, *cell)
                 if not on_map(*cell):
@@ -521,6 +505,7 @@ def _seek_map_entry(walker: TileWalker, cols: int, rows: int) -> bool:
 def sight(grid: World, pa: tuple[float, float], pb: tuple[float, float], gaps: str) -> bool:
     """Line of sight between two world points (see :func:`tilecast.line_of_sight`)."""
     space = _space_of(grid)
+    gaps_index = DIAGONAL_GAPS.index(gaps)
     (w, h), (ox, oy) = space.cell_size, space.origin
     u0, v0 = tile_coordinates("a", pa, (ox, oy), (w, h))
     u1, v1 = tile_coordinates("b", pb, (ox, oy), (w, h))
@@ -564,11 +549,7 @@ def sight(grid: World, pa: tuple[float, float], pb: tuple[float, float], gaps: s
         else:
             event = -1 if x_left > 0 else 1
         if event == 0:
-            shoulders = ((i + sx, j), (i, j + sy))
-            solid_shoulders = [is_solid(*c) for c in shoulders]
-            if gaps == "block_if_both" and all(solid_shoulders):
-                return False
-            if gaps == "block_if_either" and any(solid_shoulders):
+            if corner_stop(is_solid(i + sx, j), is_solid(i, j + sy), gaps_index, i, j, sx, sy)[0]:
                 return False
             walker.step_x()
             walker.step_y()

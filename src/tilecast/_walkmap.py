@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tilecast._validate import check_map
+from tilecast._walkspec import MIXED_TILE, OFF_EMPTY, SOLID
 from tilecast.grid import Grid
 from tilecast.tiles import TileMap
 
@@ -58,7 +59,7 @@ def fill_clearance(solid: NDArray[np.bool_], cap: int, outside_solid: bool,
     (:func:`tilecast._kernels.maps.clearance_window`), called from here rather
     than from a compiled driver: one kernel fewer to compile on first use.
     """
-    from tilecast._kernels.maps import OFF_EMPTY, SOLID, clearance_window
+    from tilecast._kernels.maps import clearance_window
 
     value = SOLID if outside_solid else OFF_EMPTY
     accel[:, [0, -1], :] = value
@@ -103,7 +104,7 @@ class _TileInfo:
     def update(self, tilemap: TileMap, cells: NDArray[np.int64]) -> None:
         # set_tile already redoes O(map) work (and may renumber the variants);
         # a compiled pass per quadrant is small beside it, so rebuild.
-        from tilecast._kernels.maps import MIXED_TILE, build_pixel_clearance
+        from tilecast._kernels.maps import build_pixel_clearance
 
         values = np.empty_like(self.values)
         kinds = tilemap.cell_kinds  # 0 no solid pixel, 1 all solid, 2 mixed

@@ -40,8 +40,9 @@ from tilecast._validate import (
     check_out,
 )
 from tilecast._walkmap import CLEARANCE_CAP, WalkMap, clearance_map, tile_info_map, walk_map
+from tilecast._walkspec import DIAGONAL_GAPS, DONE, FOUND
 from tilecast.grid import Grid
-from tilecast.rays import DIAGONAL_GAPS, DONE, FOUND, cast_one
+from tilecast.rays import cast_one
 from tilecast.results import Hit, Hits
 from tilecast.tiles import TileMap
 

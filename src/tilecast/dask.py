@@ -42,8 +42,8 @@ from tilecast._validate import (
     as_real_array,
     check_map,
 )
+from tilecast._walkspec import DIAGONAL_GAPS
 from tilecast.grid import Grid
-from tilecast.rays import DIAGONAL_GAPS
 from tilecast.results import Hits
 from tilecast.tiles import TileMap
 

@@ -27,6 +27,18 @@ from tilecast._validate import (
     tile_coordinates,
 )
 from tilecast._walkmap import WalkMap, walk_map
+from tilecast._walkspec import (
+    ALL,
+    CELLS,
+    CORNER_POLICIES,
+    DIAGONAL_GAPS,
+    DONE,
+    FIRST,
+    FOUND,
+    MORE,
+    SIGHT,
+    UNSAFE,
+)
 from tilecast.grid import Grid
 from tilecast.results import Hit, Step
 from tilecast.tiles import TileMap
@@ -40,14 +52,6 @@ __all__ = [
     "traverse",
 ]
 
-DIAGONAL_GAPS = ("block_if_both", "block_if_either", "open")
-CORNER_POLICIES = ("both", "x_first", "y_first", "none")
-
-# walk modes and statuses (the values of tilecast._kernels.walk, which is
-# imported on first use so that ``import tilecast`` does not load Numba)
-_FIRST, _ALL, _SIGHT, _CELLS = 0, 1, 2, 3
-_DONE, _UNSAFE, _FOUND, _MORE = 0, 1, 2, 3
-DONE, FOUND = _DONE, _FOUND  # the statuses walk_first reports
 _NO_EVENTS_F = np.empty((0, 5))
 _NO_EVENTS_I = np.empty((0, 5), dtype=np.int64)
 _NO_INFO = np.zeros((4, 1, 1), dtype=np.int8)
@@ -163,7 +167,7 @@ def walk_first(
     ``r[12:14]`` the cell, ``r[14]`` inside (0 or 1), ``r[15:17]`` the pixel.
     """
     walk = _entry_point or _walk()
-    result: tuple[Any, ...] = walk(*view, _FIRST, gaps, 0, ignore, x0, y0, dx, dy, limit, 0, 0,
+    result: tuple[Any, ...] = walk(*view, FIRST, gaps, 0, ignore, x0, y0, dx, dy, limit, 0, 0,
                                    0, 0, 0, 0.0, _NO_EVENTS_F, _NO_EVENTS_I)  # fmt: skip
     return result
 
@@ -181,13 +185,13 @@ def cast_one(
     """
     r = walk_first(view, x0, y0, dx, dy, limit, gaps, ignore)
     status = r[0]
-    if status == _FOUND:
+    if status == FOUND:
         return tuple.__new__(
             Hit,
             ((r[8], r[9]), (r[10], r[11]), r[7], (r[12], r[13]), r[14] != 0,
              (r[15], r[16]) if is_tilemap else None),
         )  # fmt: skip
-    if status == _DONE:
+    if status == DONE:
         return None
     hits = _farwalk.cast(check_map(grid), (x0, y0), (dx, dy), limit, DIAGONAL_GAPS[gaps], ignore,
                          origin_name)  # fmt: skip
@@ -200,7 +204,7 @@ def _all_hits(
 ) -> Iterator[Hit]:  # fmt: skip
     """Yield every solid cell (or pixel) the ray enters, in order, from compiled chunks."""
     view, is_tilemap = walk_map(grid)
-    for chunk in _chunks(view, _ALL, gaps, 0, ignore, origin, direction, limit):
+    for chunk in _chunks(view, ALL, gaps, 0, ignore, origin, direction, limit):
         if chunk is None:
             yield from _farwalk.cast(check_map(grid), origin, direction, limit,
                                      DIAGONAL_GAPS[gaps], ignore)  # fmt: skip
@@ -230,12 +234,12 @@ def _chunks(
     while True:
         r = walk(*view, mode, gaps, corners, ignore, a[0], a[1], b[0], b[1], limit, resume, i, j,
                  nx, ny, t_prev, events_f, events_i)  # fmt: skip
-        if r[0] == _UNSAFE:
+        if r[0] == UNSAFE:
             yield None
             return
         count = r[1]
         yield events_f[:count].tolist(), events_i[:count].tolist()
-        if r[0] != _MORE:
+        if r[0] != MORE:
             return
         resume, i, j, nx, ny, t_prev = 1, r[2], r[3], r[4], r[5], r[6]
 
@@ -343,11 +347,11 @@ def line_of_sight(
     xb, yb = as_point("b", b)
     gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
     walk = _entry_point or _walk()
-    r = walk(*view, _SIGHT, gaps, 0, False, xa, ya, xb, yb, math.inf, 0, 0, 0, 0, 0, 0.0,
+    r = walk(*view, SIGHT, gaps, 0, False, xa, ya, xb, yb, math.inf, 0, 0, 0, 0, 0, 0.0,
              _NO_EVENTS_F, _NO_EVENTS_I)  # fmt: skip
-    if r[0] == _UNSAFE:
+    if r[0] == UNSAFE:
         return _farwalk.sight(check_map(grid), (xa, ya), (xb, yb), DIAGONAL_GAPS[gaps])
-    return bool(r[0] == _DONE)
+    return bool(r[0] == DONE)
 
 
 def traverse(
@@ -415,7 +419,7 @@ def _steps(
 ) -> Iterator[Step]:  # fmt: skip
     # CELLS reads no map: the walk cells are the tiles
     view = (_NO_INFO, _NO_VARIANTS, _NO_PIXELS, False, 0, *origin, *tile_size)
-    for chunk in _chunks(view, _CELLS, 0, policy, False, a, b, math.inf):
+    for chunk in _chunks(view, CELLS, 0, policy, False, a, b, math.inf):
         if chunk is None:
             u0, v0 = tile_coordinates("start", a, origin, tile_size)
             u1, v1 = tile_coordinates("end", b, origin, tile_size)

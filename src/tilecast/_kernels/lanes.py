@@ -56,21 +56,23 @@ from tilecast._kernels import internal
 from tilecast._kernels.beams import SINCOS_RANGE, sincos_near
 from tilecast._kernels.intrinsics import bits_float, claim, float_bits, prefetch
 from tilecast._kernels.jobs import argument_types
-from tilecast._kernels.maps import OFF_EMPTY
 from tilecast._kernels.walk import (
+    call_walk,
+    compile_walk_with,
+    store_first_hit,
+    walk_address,
+)
+from tilecast._walkspec import (
     DONE,
     ESTIMATE_ERROR,
     FILTER,
     FIRST,
     FOUND,
+    OFF_EMPTY,
     SAFE_DIRECTION,
     SAFE_LARGE,
     SAFE_SMALL,
     UNSAFE,
-    call_walk,
-    compile_walk_with,
-    store_first_hit,
-    walk_address,
 )
 
 #: Rays in flight per thread.

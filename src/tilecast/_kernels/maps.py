@@ -21,9 +21,7 @@ from __future__ import annotations
 
 from numba import njit
 
-SOLID = -1  # cell value: solid (on the map, or beyond it when outside is solid)
-OFF_EMPTY = -2  # cell value: beyond the map, outside is empty
-MIXED_TILE = -3  # tile info: read the pixel clearance of the tile's variant
+from tilecast._walkspec import SOLID  # the cell values the walk reads
 
 
 @njit(cache=True)

@@ -31,48 +31,38 @@ from typing import Any
 import numpy as np
 from numba import njit, types
 
+from tilecast import _walkspec as spec
 from tilecast._kernels import internal
 from tilecast._kernels.exact import expansion_sign, two_prod, two_sum
 from tilecast._kernels.intrinsics import caller_of, compiled_address
 from tilecast._kernels.jobs import compile_together
-from tilecast._kernels.maps import MIXED_TILE, OFF_EMPTY, SOLID
+from tilecast._walkspec import (  # the walk's rules and bounds, shared by every walk
+    ALL,
+    CELLS,
+    CORNER_NORMAL,
+    CORNERS_BOTH,
+    CORNERS_X_FIRST,
+    CORNERS_Y_FIRST,
+    DONE,
+    FILTER,
+    FIRST,
+    FOUND,
+    MIXED_TILE,
+    MORE,
+    OFF_EMPTY,
+    SAFE_DIRECTION,
+    SAFE_LARGE,
+    SAFE_SMALL,
+    SIGHT,
+    SOLID,
+    UNSAFE,
+)
 
-CORNER_NORMAL = 1.0 / math.sqrt(2.0)
-#: Relative error bound of the float crossing order; closer calls go exact.
-FILTER = 1e-15
-#: The safe range: every non-zero tile-space start coordinate in
-#: [SAFE_SMALL, SAFE_LARGE], every direction component in [SAFE_SMALL,
-#: SAFE_DIRECTION]; other rays get UNSAFE.
-SAFE_SMALL = 2.0**-300
-SAFE_LARGE = 2.0**50
-SAFE_DIRECTION = 2.0**300
 _LIMIT_CAP = 2.0**52
-# Error bound of a jump's landing estimate v0 + (X - u0) * slope, relative to
-# |estimate| + |v0| (about 5 units in the last place with the slope rounded
-# twice; 2e-15 is 9), plus a tiny absolute term for estimates near zero.
-ESTIMATE_ERROR = 2e-15
 NO_LIMIT = np.int64(2**62)
 EMPTY_PIXEL = -3  # walk value EMPTY_PIXEL - r: a clear pixel of a mixed tile, clearance r
 # Jump inside a mixed tile only from pixels whose clearance is at least this.
 PIXEL_JUMP_MIN = 2
-
-# what a walk does (the ``mode`` argument)
-FIRST = 0  # stop at the first solid cell entered (a ray)
-ALL = 1  # record every solid cell entered (a ray)
-SIGHT = 2  # stop at the first cell that blocks the segment's line of sight
-CELLS = 3  # record every cell the segment passes through (no map)
-
-# how a walk ends (the status it returns)
-DONE = 0  # over: the ray left or ran out of range, the segment ended (SIGHT: clear)
-UNSAFE = 1  # outside the proven range: nothing decided
-FOUND = 2  # FIRST: the hit is in the returned event; SIGHT: blocked
-MORE = 3  # ALL / CELLS: the buffer is full; call again with the returned state
-
-# corner policies of CELLS (``traverse``)
-CORNERS_BOTH = 0
-CORNERS_X_FIRST = 1
-CORNERS_Y_FIRST = 2
-CORNERS_NONE = 3
 
 
 # ------------------------------------------------------------ exact predicates
@@ -107,20 +97,10 @@ def order(x_line, y_line, u0, v0, adu, adv, adu_lo, adv_lo, sx, sy):
     return exact_order(x_line, y_line, u0, v0, adu, adv, adu_lo, adv_lo, sx, sy)
 
 
-@internal
-def first_cell(u, d):
-    """Index of the cell occupied just after ``t = 0`` along one axis."""
-    if d < 0.0:
-        return np.int64(math.ceil(u)) - 1
-    return np.int64(math.floor(u))
+first_cell = internal(spec.first_cell)
 
 
-@internal
-def last_cell(u, d):
-    """Index of the cell occupied just before a segment's end along one axis."""
-    if d > 0.0:
-        return np.int64(math.ceil(u)) - 1
-    return np.int64(math.floor(u))
+last_cell = internal(spec.last_cell)
 
 
 @internal
@@ -285,23 +265,7 @@ def enter_map(i, j, cols, rows, u0, v0, du, dv, adu_lo, adv_lo, sx, sy):
     return 0, i, j, nx, ny
 
 
-@internal
-def corner_stop(a_solid, b_solid, gaps, i, j, sx, sy):
-    """The diagonal-gap rule at a lattice point, from cell (i, j) along (sx, sy).
-
-    a_solid, b_solid: the x-step shoulder (i + sx, j) and the y-step one
-    (i, j + sy). Returns (stopped, stop_i, stop_j): whether the shoulders stop
-    the ray (gaps 0 block_if_both, 1 block_if_either, 2 open) and which
-    shoulder is hit (the x-step one when both are solid).
-    """
-    stopped = False
-    if gaps == 0:
-        stopped = a_solid and b_solid
-    elif gaps == 1:
-        stopped = a_solid or b_solid
-    x_shoulder = a_solid or not stopped
-    # one return: Numba can miscompile early returns in inlined functions
-    return stopped, (i + sx if x_shoulder else i), (j if x_shoulder else j + sy)
+corner_stop = internal(spec.corner_stop)
 
 
 # ----------------------------------------------------------------- map reads
