@@ -18,7 +18,6 @@ import numpy as np
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-    from tilecast.world import World
 
 __all__ = [
     "MAGNITUDE_EXPONENT",
@@ -48,7 +47,6 @@ __all__ = [
     "as_range_dtype",
     "as_real_array",
     "as_segments",
-    "check_map",
     "check_out",
 ]
 
@@ -163,25 +161,6 @@ def as_choice_index(name: str, value: Any, choices: Sequence[str]) -> int:
     if type(value) is str and value in choices:
         return choices.index(value)
     return choices.index(as_choice(name, value, choices))
-
-
-def check_map(grid: Any) -> World:
-    """Return ``grid`` if it is a ``Grid`` or ``TileMap``; wrap a 2D bool array in a ``Grid``.
-
-    Raises ``TypeError`` naming ``grid`` for anything else.
-    """
-    from tilecast.grid import Grid
-    from tilecast.world import World
-
-    if isinstance(grid, World):
-        return grid
-    if isinstance(grid, np.ndarray) and grid.ndim == 2 and grid.dtype == np.bool_:
-        if grid.size == 0:
-            raise ValueError(f"grid must not be empty, got a bool array of shape {grid.shape}")
-        return Grid(grid)
-    raise TypeError(
-        f"grid must be a tilecast.Grid, a TileMap or a 2D bool array, got {type(grid).__name__}"
-    )
 
 
 def as_choice(name: str, value: Any, choices: Sequence[str]) -> str:

@@ -14,9 +14,8 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from tilecast._validate import check_map
 from tilecast._walkspec import MIXED_TILE, OFF_EMPTY, SOLID
-from tilecast.grid import Grid
+from tilecast.grid import Grid, check_map
 from tilecast.tiles import TileMap
 
 __all__ = ["CLEARANCE_CAP", "WalkMap", "clearance_map", "tile_info_map", "walk_map"]
@@ -144,20 +143,21 @@ def clearance_map(grid: Grid) -> NDArray[np.int8]:
     >>> clearance_map(Grid([[0, 0], [0, 0]]))[0, 1:3, 1:3].tolist()  # towards +x +y
     [[1, 0], [0, 0]]
     """
-    data = grid._accel.get("clearance")
-    if data is None:
-        data = _Clearance(grid, CLEARANCE_CAP)
-        grid._accel["clearance"] = data
+    data = grid.accelerator(("clearance", CLEARANCE_CAP), _new_clearance)
     values: NDArray[np.int8] = data.values
     return values
 
 
+def _new_clearance(grid: Any) -> _Clearance:
+    return _Clearance(grid, CLEARANCE_CAP)
+
+
 def _tile_info(tilemap: TileMap) -> _TileInfo:
-    data = tilemap._accel.get("tile_info")
-    if data is None:
-        data = _TileInfo(tilemap)
-        tilemap._accel["tile_info"] = data
-    return data
+    return tilemap.accelerator("tile_info", _new_tile_info)
+
+
+def _new_tile_info(tilemap: Any) -> _TileInfo:
+    return _TileInfo(tilemap)
 
 
 def tile_info_map(tilemap: TileMap) -> NDArray[np.int8]:
@@ -198,15 +198,11 @@ def walk_map(grid: Any) -> tuple[WalkMap, bool]:
     kind = type(grid)
     if kind is not Grid and kind is not TileMap:
         grid = check_map(grid)
-    cached = grid._accel.get("walk_map")
-    if cached is not None and cached[0] == grid._version and not grid._edit_seq & 1:
-        return cached[1]  # type: ignore[no-any-return]
     # Built while no edit runs: every array of the view is of one state of the map.
-    with grid._edit_lock:
-        return _build_walk_map(grid)
+    return grid.snapshot("walk_map", _build_walk_map)  # type: ignore[no-any-return]
 
 
-def _build_walk_map(grid: Grid | TileMap) -> tuple[WalkMap, bool]:
+def _build_walk_map(grid: Any) -> tuple[WalkMap, bool]:
     ox, oy = grid.origin
     view: WalkMap
     if isinstance(grid, TileMap):
@@ -220,7 +216,4 @@ def _build_walk_map(grid: Grid | TileMap) -> tuple[WalkMap, bool]:
         w, h = grid.tile_size
         view = WalkMap(clearance_map(grid), _GRID_VARIANTS, _GRID_PIXELS,
                        grid.outside == "solid", _GRID_JUMP_MIN, ox, oy, w, h)  # fmt: skip
-    result = (view, isinstance(grid, TileMap))
-    # a tuple, not a map entry with update(): dropped and rebuilt after edits
-    grid._accel["walk_map"] = (grid._version, result)
-    return result
+    return view, isinstance(grid, TileMap)

@@ -36,12 +36,11 @@ from tilecast._validate import (
     as_points_array,
     as_poses,
     as_range_dtype,
-    check_map,
     check_out,
 )
 from tilecast._walkmap import CLEARANCE_CAP, WalkMap, clearance_map, tile_info_map, walk_map
 from tilecast._walkspec import DIAGONAL_GAPS, DONE, FOUND
-from tilecast.grid import Grid
+from tilecast.grid import Grid, check_map
 from tilecast.rays import cast_one
 from tilecast.results import Hit, Hits
 from tilecast.tiles import TileMap
@@ -285,7 +284,7 @@ def raycast_many(
         return _cast(world, view, is_tilemap, origin_array, stride, direction_array,
                      max_distances, gaps, ignore, n)  # fmt: skip
 
-    distance, point, normal, cell, inside, pixel = world._seen_whole(cast)
+    distance, point, normal, cell, inside, pixel = world.consistent(cast)
     return Hits(distance < math.inf, distance, point, normal, cell, inside,
                 pixel if is_tilemap else None)  # fmt: skip
 
@@ -445,7 +444,7 @@ def _scan_many(
         if not direct:
             _round_into(flat, ranges)
 
-    world._seen_whole(cast)
+    world.consistent(cast)
     return result
 
 
@@ -537,7 +536,7 @@ def scan_in_chunks(
     :func:`scan_many` casts them; then ``evaluate(first, end, ranges)`` gets
     slices of it, flat ``((end - first) * B,)``, also in parallel on the pool
     (``evaluate`` must be thread-safe: the slices are disjoint). The whole
-    cast sees one state of the map (``World._seen_whole``).
+    cast sees one state of the map (``World.consistent``).
     """
     n_poses, n_beams = len(poses), len(angles)
     if n_poses * n_beams == 0:
@@ -562,7 +561,7 @@ def scan_in_chunks(
             # one part per thread (each beam costs about the same), whole poses
             run_tasks(part, end - first, -(-(end - first) // share_count(len(ranges))))
 
-    world._seen_whole(cast)
+    world.consistent(cast)
 
 
 def beam_directions(poses: Any, angles: Any) -> NDArray[np.float64]:

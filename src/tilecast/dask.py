@@ -40,10 +40,9 @@ from tilecast._validate import (
     as_poses,
     as_range_dtype,
     as_real_array,
-    check_map,
 )
 from tilecast._walkspec import DIAGONAL_GAPS
-from tilecast.grid import Grid
+from tilecast.grid import Grid, check_map
 from tilecast.results import Hits
 from tilecast.tiles import TileMap
 

@@ -35,9 +35,8 @@ from tilecast._validate import (
     as_choice,
     as_flag,
     as_nonnegative_float,
-    check_map,
 )
-from tilecast.grid import Grid
+from tilecast.grid import Grid, check_map
 from tilecast.tiles import TileMap
 from tilecast.world import World
 
@@ -347,7 +346,7 @@ def _counts(grid: World, origins: np.ndarray, code: int, bound: int, lit: bool) 
                 total: np.ndarray = parts.sum(axis=0, dtype=np.int32)
                 return total
 
-            counts = grid._seen_whole(count_all)  # GIL-free: one state of the map
+            counts = grid.consistent(count_all)  # GIL-free: one state of the map
     return counts.reshape(rows, cols)
 
 
@@ -373,7 +372,7 @@ def _each(grid: World, origins: np.ndarray, code: int, bound: int, lit: bool) ->
                 run_each(mark_stride, chunks)
                 return out
 
-            out = grid._seen_whole(mark_all)  # GIL-free: one state of the map
+            out = grid.consistent(mark_all)  # GIL-free: one state of the map
     return out.reshape(n, rows, cols)
 
 

@@ -158,3 +158,22 @@ class Grid(World):
         with self._editing():
             self._solid[cell_array[:, 1], cell_array[:, 0]] = values
             self._edited(cell_array)
+
+
+def check_map(grid: Any) -> World:
+    """Return ``grid`` if it is a ``Grid`` or ``TileMap``; wrap a 2D bool array in a ``Grid``.
+
+    The check every map argument goes through (here, beside ``Grid``, so
+    that :mod:`tilecast._validate` needs no map class).
+
+    Raises ``TypeError`` naming ``grid`` for anything else.
+    """
+    if isinstance(grid, World):
+        return grid
+    if isinstance(grid, np.ndarray) and grid.ndim == 2 and grid.dtype == np.bool_:
+        if grid.size == 0:
+            raise ValueError(f"grid must not be empty, got a bool array of shape {grid.shape}")
+        return Grid(grid)
+    raise TypeError(
+        f"grid must be a tilecast.Grid, a TileMap or a 2D bool array, got {type(grid).__name__}"
+    )

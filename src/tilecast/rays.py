@@ -23,7 +23,6 @@ from tilecast._validate import (
     as_flag,
     as_max_distance,
     as_point,
-    check_map,
     tile_coordinates,
 )
 from tilecast._walkmap import WalkMap, walk_map
@@ -39,7 +38,7 @@ from tilecast._walkspec import (
     SIGHT,
     UNSAFE,
 )
-from tilecast.grid import Grid
+from tilecast.grid import Grid, check_map
 from tilecast.results import Hit, Step
 from tilecast.tiles import TileMap
 

@@ -39,9 +39,8 @@ from tilecast._validate import (
     as_nonnegative_float,
     as_point,
     as_rect,
-    check_map,
 )
-from tilecast.grid import Grid
+from tilecast.grid import Grid, check_map
 from tilecast.tiles import TileMap
 
 __all__ = ["circle_intersects_rect", "tiles_in_circle", "tiles_in_rect"]

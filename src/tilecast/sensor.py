@@ -29,11 +29,10 @@ from tilecast._validate import (
     as_observed,
     as_poses,
     as_positive_float,
-    check_map,
     check_out,
 )
 from tilecast.batch import scan_in_chunks
-from tilecast.grid import Grid
+from tilecast.grid import Grid, check_map
 from tilecast.tiles import TileMap
 
 __all__ = ["BeamModel", "scan_likelihood"]

@@ -30,9 +30,8 @@ from tilecast._validate import (
     as_positive_float,
     as_segments,
     check_magnitude,
-    check_map,
 )
-from tilecast.grid import Grid
+from tilecast.grid import Grid, check_map
 from tilecast.tiles import TileMap
 
 __all__ = ["visibility_polygon", "wall_segments"]

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -84,7 +84,7 @@ class World:
     # kernel's tile info), keyed by name. A value may define
     # ``update(world, cells)`` to follow an edit in place; values without it
     # are dropped by the edit and rebuilt on next use.
-    _accel: dict[str, Any]
+    _accel: dict[Hashable, Any]
     # Edits are serialised by _edit_lock; _edit_seq is odd while one runs (a
     # sequence lock: a query that saw the same even value before and after it
     # ran saw no edit; see _stable_seq).
@@ -273,12 +273,21 @@ class World:
             seq = self._edit_seq
         return seq
 
-    def _seen_whole(self, query: Callable[[], _T]) -> _T:
-        """Run ``query`` (which releases the GIL) so that it sees one state of the map.
+    # ------------------------------------------- cache and edit protocol
+    def consistent(self, query: Callable[[], _T]) -> _T:
+        """Run ``query`` so that it sees one state of the map, edits from other threads or not.
 
-        First optimistically, edits going on; if one ran meanwhile (the
-        sequence number moved), once more holding the edit lock, so that a
-        steady stream of edits cannot starve the query.
+        For code that reads the map's arrays without the GIL (compiled
+        kernels). First optimistically, edits going on; if one ran meanwhile,
+        once more holding the edit lock, so that a steady stream of edits
+        cannot starve the query. Returns what ``query`` returns.
+
+        Examples
+        --------
+        >>> from tilecast import Grid
+        >>> grid = Grid([[0, 1]])
+        >>> grid.consistent(lambda: int(grid.solid.sum()))
+        1
         """
         seq = self._stable_seq()
         result = query()
@@ -286,6 +295,62 @@ class World:
             return result
         with self._edit_lock:
             return query()
+
+    def accelerator(self, key: Hashable, build: Callable[[World], _T]) -> _T:
+        """Return data derived from the map, built by ``build(self)`` on first use and kept.
+
+        ``key`` names the data and everything it depends on besides the map
+        (a name, or a tuple such as ``("clearance", cap)``). An edit keeps
+        it current: a value with a method ``update(world, cells)`` follows
+        the edit in place (called with the edit lock held and the changed
+        cells), any other value is dropped and rebuilt on next use. Built
+        with no edit in progress. Not copied with the map, nor pickled.
+
+        Examples
+        --------
+        >>> from tilecast import Grid
+        >>> grid = Grid([[0, 1]])
+        >>> grid.accelerator("walls", lambda g: int(g.solid.sum()))
+        1
+        >>> grid.set_solid((0, 0), True)
+        >>> grid.accelerator("walls", lambda g: int(g.solid.sum()))  # rebuilt after the edit
+        2
+        """
+        data = self._accel.get(key)
+        if data is None:
+            with self._edit_lock:
+                data = self._accel.get(key)
+                if data is None:
+                    data = build(self)
+                    self._accel[key] = data
+        return data
+
+    def snapshot(self, key: Hashable, build: Callable[[World], _T]) -> _T:
+        """Return data made from one state of the map, rebuilt on first use after each edit.
+
+        Like :meth:`accelerator`, but the value is never updated in place:
+        it is remade (``build(self)``, with no edit in progress) once the
+        map's :attr:`version` has moved. For views that gather several
+        arrays of one state of the map.
+
+        Examples
+        --------
+        >>> from tilecast import Grid
+        >>> grid = Grid([[0, 0]])
+        >>> grid.snapshot("version seen", lambda g: g.version)
+        0
+        >>> grid.set_solid((0, 0), True)
+        >>> grid.snapshot("version seen", lambda g: g.version)
+        1
+        """
+        cached = self._accel.get(key)
+        if cached is not None and cached[0] == self._version and not self._edit_seq & 1:
+            return cached[1]  # type: ignore[no-any-return]
+        with self._edit_lock:
+            value = build(self)
+            # a (version, value) pair with no update(): dropped by the next edit
+            self._accel[key] = (self._version, value)
+            return value
 
     def _check_on_map(self, cells: np.ndarray) -> None:
         """Raise ``ValueError`` naming ``cells`` when one of them lies off the map."""
