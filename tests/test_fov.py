@@ -758,11 +758,11 @@ def test_bad_options_raise_before_any_compiled_code_runs():
         (ValueError, "grid", lambda: fov_counts(np.zeros((0, 5), dtype=bool))),
         (ValueError, "origin_cell", lambda: fov(grid, (5, 0), light_walls=False)),
     ]
-    with mock.patch.object(field_of_view, "_kernel", lambda: stub):
+    with mock.patch.object(field_of_view, "kernels", lambda family: stub):
         for error, name, call in calls:
             with pytest.raises(error, match=name):
                 call()
     # The stub is a faithful stand-in: a valid call does reach it.
-    with mock.patch.object(field_of_view, "_kernel", lambda: stub):
+    with mock.patch.object(field_of_view, "kernels", lambda family: stub):
         with pytest.raises(AssertionError, match="a kernel ran"):
             fov_counts(grid)

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from tilecast._load import kernels
 from tilecast._walkspec import MIXED_TILE, OFF_EMPTY, SOLID
 from tilecast.grid import Grid, check_map
 from tilecast.tiles import TileMap
@@ -58,7 +59,7 @@ def fill_clearance(solid: NDArray[np.bool_], cap: int, outside_solid: bool,
     (:func:`tilecast._kernels.maps.clearance_window`), called from here rather
     than from a compiled driver: one kernel fewer to compile on first use.
     """
-    from tilecast._kernels.maps import clearance_window
+    clearance_window = kernels("maps").clearance_window
 
     value = SOLID if outside_solid else OFF_EMPTY
     accel[:, [0, -1], :] = value
@@ -80,7 +81,7 @@ class _Clearance:
         fill_clearance(grid.solid, cap, grid.outside == "solid", self.values)
 
     def update(self, grid: Grid, cells: NDArray[np.int64]) -> None:
-        from tilecast._kernels.maps import update_clearance
+        update_clearance = kernels("maps").update_clearance
 
         rows, cols = grid.shape
         if len(cells) > _REBUILD_FRACTION * rows * cols:
@@ -103,7 +104,7 @@ class _TileInfo:
     def update(self, tilemap: TileMap, cells: NDArray[np.int64]) -> None:
         # set_tile already redoes O(map) work (and may renumber the variants);
         # a compiled pass per quadrant is small beside it, so rebuild.
-        from tilecast._kernels.maps import build_pixel_clearance
+        build_pixel_clearance = kernels("maps").build_pixel_clearance
 
         values = np.empty_like(self.values)
         kinds = tilemap.cell_kinds  # 0 no solid pixel, 1 all solid, 2 mixed

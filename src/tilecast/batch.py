@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from tilecast import _farwalk
+from tilecast import _engine
 from tilecast._threads import numba_parallel, run_shared, run_tasks, share_count
 from tilecast._validate import (
     RANGE_DTYPES,
@@ -41,7 +41,6 @@ from tilecast._validate import (
 from tilecast._walkmap import CLEARANCE_CAP, WalkMap, clearance_map, tile_info_map, walk_map
 from tilecast._walkspec import DIAGONAL_GAPS, DONE, FOUND
 from tilecast.grid import Grid, check_map
-from tilecast.rays import cast_one
 from tilecast.results import Hit, Hits
 from tilecast.tiles import TileMap
 
@@ -58,40 +57,21 @@ __all__ = [
 # Batches up to this size are cast ray by ray on the calling thread: starting
 # the parallel kernel costs more than the rays.
 _SMALL_BATCH = 32
-_cast_range: Any = None
+_cast_range: Any = None  # entry points of the walk's batch kernels, loaded on first use
 _cast_single: Any = None
-_walk_at = 0  # the one walk's address, the last argument of cast_range and cast_single
-
-
-def _entry_point(kernel: Any, signature: tuple[Any, ...]) -> Any:
-    """Compile or load the walk and ``kernel``, which calls it; return ``kernel``'s entry point.
-
-    The entry point does no type dispatch: callers pass exactly the types of
-    ``signature``.
-    """
-    global _walk_at
-    from tilecast._kernels.walk import compile_walk_with, walk_address
-
-    compile_walk_with(kernel, signature, 0.6)
-    _walk_at = walk_address()
-    return kernel.overloads[signature].entry_point
 
 
 def _load_cast_range() -> Any:
     """Load the batch kernel that casts rays lo .. hi - 1 with the one walk."""
     global _cast_range
-    from tilecast._kernels.walk import CAST_RANGE_SIGNATURE, cast_range
-
-    _cast_range = _entry_point(cast_range, CAST_RANGE_SIGNATURE)
+    _cast_range = _engine.walk_caller("cast_range", "CAST_RANGE_SIGNATURE")
     return _cast_range
 
 
 def _load_cast_single() -> Any:
     """Load the kernel that casts one ray into one-row arrays."""
     global _cast_single
-    from tilecast._kernels.walk import CAST_SINGLE_SIGNATURE, cast_single
-
-    _cast_single = _entry_point(cast_single, CAST_SINGLE_SIGNATURE)
+    _cast_single = _engine.walk_caller("cast_single", "CAST_SINGLE_SIGNATURE")
     return _cast_single
 
 
@@ -111,15 +91,13 @@ def _far_path(
     max_distances: NDArray[np.float64], gaps: int, ignore_start: bool, k: int,
     origin_name: str = "origins",
 ) -> Any:  # fmt: skip
-    """Ray k of a batch on the exact far-range path (numbers beyond the compiled range)."""
+    """Ray k of a batch on the exact far-range walk (numbers beyond the compiled range)."""
     o = origins[k // origin_stride]
     d = directions[0 if len(directions) == 1 else k]
     limit = max_distances[0 if len(max_distances) == 1 else k]
     start, direction = (float(o[0]), float(o[1])), (float(d[0]), float(d[1]))
     name = f"{origin_name}[{k // origin_stride}]"
-    hits = _farwalk.cast(check_map(grid), start, direction, float(limit), DIAGONAL_GAPS[gaps],
-                         ignore_start, name)  # fmt: skip
-    return next(hits, None)
+    return _engine.far_first_hit(grid, start, direction, float(limit), gaps, ignore_start, name)
 
 
 def _cast(
@@ -142,23 +120,24 @@ def _cast(
             pixel = _NO_PIXELS if n <= _SMALL_BATCH else np.empty((n, 2), dtype=np.int64)
         cast_range = _cast_range or _load_cast_range()
         rest = (gaps, ignore_start, origins, directions, origin_stride, max_distances, distance,
-                point, normal, cell, inside, pixel, status, _walk_at)  # fmt: skip
+                point, normal, cell, inside, pixel, status, _engine.walk_address)  # fmt: skip
         if n <= _SMALL_BATCH:
             if not cast_range(0, n, *view, *rest):
                 return distance, point, normal, cell, inside, pixel
         else:
             run_tasks(lambda lo, hi: cast_range(lo, hi, *view, *rest), n)
     else:
-        from tilecast._kernels.lanes import MANY, cast_lanes
+        lanes = _engine.kernels("lanes")
 
         counter = np.zeros(1, dtype=np.int64)  # the threads claim rays from it
 
         def task() -> None:
-            cast_lanes(MANY, counter, n, view.info, view.variants, view.pixels,
-                       view.outside_solid, view.origin_x, view.origin_y, view.cell_width,
-                       view.cell_height, origins, directions, origin_stride, max_distances,
-                       _NO_POSES, _NO_ANGLES, 0.0, gaps, ignore_start, view.jump_min, distance,
-                       point, normal, cell, inside, status, True)  # fmt: skip
+            lanes.cast_lanes(lanes.MANY, counter, n, view.info, view.variants, view.pixels,
+                             view.outside_solid, view.origin_x, view.origin_y, view.cell_width,
+                             view.cell_height, origins, directions, origin_stride,
+                             max_distances, _NO_POSES, _NO_ANGLES, 0.0, gaps, ignore_start,
+                             view.jump_min, distance, point, normal, cell, inside, status,
+                             True)  # fmt: skip
 
         run_shared(task, n)
     for k in np.flatnonzero(status != 0).tolist():  # rare: beyond the compiled range
@@ -337,9 +316,10 @@ def _one_ray(
     pixel = _empty(_ONE_PAIR, _INT) if is_tilemap else _NO_PIXELS
     cast_single = _cast_single or _load_cast_single()
     status = cast_single(*view, gaps, ignore, x0, y0, dx, dy, limit, hit, distance, point, normal,
-                         cell, inside, pixel, _walk_at)  # fmt: skip
+                         cell, inside, pixel, _engine.walk_address)  # fmt: skip
     if status != FOUND and status != DONE:  # rare: beyond the compiled range
-        far = cast_one(world, view, is_tilemap, x0, y0, dx, dy, limit, gaps, ignore, "origins")
+        far = _engine.first_hit(world, view, is_tilemap, x0, y0, dx, dy, limit, gaps, ignore,
+                                "origins")  # fmt: skip
         _store_hit(far, 0, distance, point, normal, cell, inside, pixel if is_tilemap else None)
         hit[0] = far is not None
     return Hits(hit, distance, point, normal, cell, inside, pixel if is_tilemap else None)
@@ -466,27 +446,26 @@ def _scan_grid_rays(
     share the rays (:func:`tilecast._threads.run_shared`: the calling thread
     alone could cast them all, so a busy pool only makes it slower).
     """
-    from tilecast._kernels.lanes import SCAN, cast_lanes
+    lanes = _engine.kernels("lanes")
 
     n_beams, n = len(angles), len(distance)
     status = np.zeros(n, dtype=np.uint8)
     counter = np.zeros(1, dtype=np.int64)  # the threads claim rays from it
 
     def task() -> None:
-        cast_lanes(SCAN, counter, n, view.info, view.variants, view.pixels, view.outside_solid,
-                   view.origin_x, view.origin_y, view.cell_width, view.cell_height, _NO_POINTS,
-                   _NO_POINTS, 1, _NO_LIMITS, poses, angles, max_range, 0, False,
-                   view.jump_min, distance, _NO_POINTS, _NO_POINTS, _NO_CELLS, _NO_INSIDE,
-                   status, False)  # fmt: skip
+        lanes.cast_lanes(lanes.SCAN, counter, n, view.info, view.variants, view.pixels,
+                         view.outside_solid, view.origin_x, view.origin_y, view.cell_width,
+                         view.cell_height, _NO_POINTS, _NO_POINTS, 1, _NO_LIMITS, poses, angles,
+                         max_range, 0, False, view.jump_min, distance, _NO_POINTS, _NO_POINTS,
+                         _NO_CELLS, _NO_INSIDE, status, False)  # fmt: skip
 
     run_shared(task, n)
     for k in np.flatnonzero(status).tolist():  # rare: beyond the compiled range
         pose = poses[k // n_beams]
         direction = beam_directions(pose[None], angles[k % n_beams : k % n_beams + 1])[0]
         start, beam = (float(pose[0]), float(pose[1])), (float(direction[0]), float(direction[1]))
-        hits = _farwalk.cast(world, start, beam, max_range, DIAGONAL_GAPS[0], False,
-                             f"{pose_name}[{first_pose + k // n_beams}]")  # fmt: skip
-        hit = next(hits, None)
+        hit = _engine.far_first_hit(world, start, beam, max_range, 0, False,
+                                    f"{pose_name}[{first_pose + k // n_beams}]")  # fmt: skip
         distance[k] = math.inf if hit is None else hit.distance
     # a miss is +inf; every hit lies within max_range
     np.minimum(distance, max_range, out=distance)
@@ -579,11 +558,11 @@ def beam_directions(poses: Any, angles: Any) -> NDArray[np.float64]:
     >>> beam_directions([(0.0, 0.0, np.pi / 2)], [0.0, np.pi / 2]).round(12).tolist()
     [[0.0, 1.0], [-1.0, 0.0]]
     """
-    from tilecast._kernels.beams import scan_directions
-
     pose_array, angle_array = as_poses(poses), as_angles(angles)
     with numba_parallel():
-        directions: NDArray[np.float64] = scan_directions(pose_array, angle_array)
+        directions: NDArray[np.float64] = _engine.kernels("beams").scan_directions(
+            pose_array, angle_array
+        )
     return directions
 
 

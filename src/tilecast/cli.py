@@ -214,37 +214,23 @@ def cast_fan(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Cast one ray per angle from ``origin``; return ``(distance, point)`` arrays.
 
-    Uses :func:`tilecast.raycast_many` when it is available, else one
-    :func:`tilecast.raycast` per ray. Misses have distance ``inf`` and point NaN.
+    One :func:`tilecast.raycast_many` call. Misses have distance ``inf`` and
+    point NaN.
     """
-    import tilecast
+    from tilecast.batch import raycast_many
 
     directions = np.column_stack([np.cos(angles), np.sin(angles)])
-    many = getattr(tilecast, "raycast_many", None)
-    if many is not None:
-        hits = many(world, np.asarray(origin, dtype=np.float64), directions, max_distance)
-        return np.asarray(hits.distance), np.asarray(hits.point)
-    distance = np.full(len(angles), np.inf)
-    point = np.full((len(angles), 2), np.nan)
-    for k, direction in enumerate(directions):
-        hit = tilecast.raycast(world, origin, tuple(direction), max_distance)
-        if hit is not None:
-            distance[k], point[k] = hit.distance, hit.point
-    return distance, point
+    hits = raycast_many(world, np.asarray(origin, dtype=np.float64), directions, max_distance)
+    return np.asarray(hits.distance), np.asarray(hits.point)
 
 
 def scan_ranges(
     world: Any, pose: tuple[float, float, float], angles: NDArray[np.float64], max_range: float
 ) -> NDArray[np.float64]:
-    """Lidar ranges for one pose: :func:`tilecast.scan` if present, else a loop of raycasts."""
-    import tilecast
+    """Lidar ranges for one pose: :func:`tilecast.scan`."""
+    from tilecast.batch import scan
 
-    scan = getattr(tilecast, "scan", None)
-    if scan is not None:
-        return np.asarray(scan(world, pose, angles, max_range), dtype=np.float64)
-    x, y, theta = pose
-    distance, _ = cast_fan(world, (x, y), np.asarray(angles) + theta, max_range)
-    return np.where(np.isfinite(distance), distance, max_range)
+    return np.asarray(scan(world, pose, angles, max_range), dtype=np.float64)
 
 
 # ----------------------------------------------------------------- commands

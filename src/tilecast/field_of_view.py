@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 
+from tilecast._engine import kernels
 from tilecast._threads import run_each, thread_count
 from tilecast._validate import (
     as_cell,
@@ -59,16 +59,6 @@ _METRIC_NAMES = {
     "chebyshev": "METRIC_CHEBYSHEV",
     "manhattan": "METRIC_MANHATTAN",
 }
-
-
-def _kernel() -> ModuleType:
-    """Return the compiled kernel module, importing it (and Numba) on first use.
-
-    Importing it lazily keeps ``import tilecast`` free of Numba.
-    """
-    from tilecast._kernels import fov as kernel
-
-    return kernel
 
 
 def fov(
@@ -147,7 +137,7 @@ def fov(
     rows, cols = world.shape
     # np.zeros is lazily zeroed by the OS: pages the scan never writes cost nothing.
     out = np.zeros(rows * cols, dtype=np.bool_)
-    _kernel().fov_into(world.solid.reshape(-1), out, rows, cols, ox, oy, code, bound, lit)
+    kernels("fov").fov_into(world.solid.reshape(-1), out, rows, cols, ox, oy, code, bound, lit)
     return out.reshape(rows, cols)
 
 
@@ -228,8 +218,8 @@ def fov_many(
     out = np.zeros((1, rows * cols), dtype=np.bool_)  # one row: the union
     if len(origins):
         solid = world.solid.reshape(-1)
-        _kernel().views_into(solid, out, _NO_COUNTS, _NO_COUNTS, rows, cols, origins, 0, 1, code,
-                             bound, lit)  # fmt: skip
+        kernels("fov").views_into(solid, out, _NO_COUNTS, _NO_COUNTS, rows, cols, origins, 0, 1,
+                                  code, bound, lit)  # fmt: skip
     return out.reshape(rows, cols)
 
 
@@ -308,8 +298,10 @@ def _chunks(grid: World, n: int, code: int, bound: int, scratch: int) -> int:
     """
     cells = grid.rows * grid.cols
     reach = cells
-    if code != _kernel().METRIC_NONE:
-        side = 2 * math.isqrt(bound) + 1 if code == _kernel().METRIC_EUCLIDEAN else 2 * bound + 1
+    if code != kernels("fov").METRIC_NONE:
+        side = (
+            2 * math.isqrt(bound) + 1 if code == kernels("fov").METRIC_EUCLIDEAN else 2 * bound + 1
+        )
         reach = min(cells, side * side)
     if n * reach < max(_PARALLEL_WORK, scratch * cells):
         return 1
@@ -323,7 +315,7 @@ def _counts(grid: World, origins: np.ndarray, code: int, bound: int, lit: bool) 
     counts = np.zeros(cells, dtype=np.int32)
     n = len(origins)
     if n:
-        kernel, solid = _kernel(), grid.solid.reshape(-1)
+        kernel, solid = kernels("fov"), grid.solid.reshape(-1)
         chunks = _chunks(grid, n, code, bound, scratch=4)
         stamp = np.zeros((chunks, cells), dtype=np.int32)
         if chunks == 1:
@@ -356,7 +348,7 @@ def _each(grid: World, origins: np.ndarray, code: int, bound: int, lit: bool) ->
     n = len(origins)
     out = np.zeros((n, rows * cols), dtype=np.bool_)
     if n:
-        kernel, solid = _kernel(), grid.solid.reshape(-1)
+        kernel, solid = kernels("fov"), grid.solid.reshape(-1)
         chunks = _chunks(grid, n, code, bound, scratch=0)
         if chunks == 1:
             kernel.views_into(solid, out, _NO_COUNTS, _NO_COUNTS, rows, cols, origins, 0, 1, code,
@@ -416,7 +408,7 @@ def range_limit(grid: World, radius: Any, metric: Any) -> tuple[int, int]:
     """
     metric = as_choice("metric", metric, FOV_METRICS)
     if radius is None:
-        return _kernel().METRIC_NONE, 0
+        return kernels("fov").METRIC_NONE, 0
     if isinstance(radius, int | np.integer) and not isinstance(radius, bool | np.bool_):
         # Python ints may be too big for a float; decide on the int itself.
         if radius < 0:
@@ -427,8 +419,8 @@ def range_limit(grid: World, radius: Any, metric: Any) -> tuple[int, int]:
     # metrics: a larger radius is no limit (and keeps the kernel's integers small).
     reach = grid.rows + grid.cols
     if value >= reach:
-        return _kernel().METRIC_NONE, 0
+        return kernels("fov").METRIC_NONE, 0
     exact = Fraction(value)  # exact: value < rows + cols, a float holds it as given
     if metric == "euclidean":
-        return getattr(_kernel(), _METRIC_NAMES[metric]), math.floor(exact * exact)
-    return getattr(_kernel(), _METRIC_NAMES[metric]), math.floor(exact)
+        return getattr(kernels("fov"), _METRIC_NAMES[metric]), math.floor(exact * exact)
+    return getattr(kernels("fov"), _METRIC_NAMES[metric]), math.floor(exact)

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from types import ModuleType
 from typing import Any, TypeAlias
 
 import numpy as np
 from numpy.typing import NDArray
 
+from tilecast._engine import kernels
 from tilecast._threads import run_tasks
 from tilecast._validate import as_points_array, as_positive_float
 
@@ -41,16 +41,6 @@ _FloatArray: TypeAlias = NDArray[np.float64]
 
 
 # ----------------------------------------------------------------- helpers
-def _kg() -> ModuleType:
-    """Return the compiled kernels, importing them (and Numba) on first use.
-
-    Importing them lazily keeps ``import tilecast`` free of Numba.
-    """
-    from tilecast._kernels import geometry
-
-    return geometry
-
-
 def _points(names: tuple[str, ...], values: tuple[Any, ...]) -> tuple[list[_FloatArray], bool]:
     """Validate point arguments; broadcast to a common length N.
 
@@ -91,7 +81,7 @@ def _row_shift(*arrays: _FloatArray) -> NDArray[np.int64]:
 
 def _orient_rows(a: _FloatArray, b: _FloatArray, c: _FloatArray) -> NDArray[np.int64]:
     """Exact orientation per row; the compiled predicate's rare UNDECIDED rows in Fractions."""
-    kg = _kg()
+    kg = kernels("geometry")
     out: NDArray[np.int64] = kg.orient_many(
         np.ascontiguousarray(a), np.ascontiguousarray(b), np.ascontiguousarray(c)
     ).astype(np.int64)
@@ -588,7 +578,7 @@ def point_in_polygon(points: Any, polygon: Any) -> bool | NDArray[np.bool_]:
     index = _slab_index(poly)
     out = np.zeros(len(pts), dtype=np.bool_)
     undecided = np.zeros(len(pts), dtype=np.bool_)
-    kernel = _kg().points_in_polygon
+    kernel = kernels("geometry").points_in_polygon
     run_tasks(lambda lo, hi: kernel(lo, hi, pts, poly, *index, out, undecided), len(pts))
     for k in np.flatnonzero(undecided):  # beyond float64's reach: exact rationals
         out[k] = _point_in_polygon_fraction((float(pts[k, 0]), float(pts[k, 1])), poly)
@@ -604,7 +594,7 @@ def _slab_index(poly: _FloatArray) -> tuple[Any, ...]:
     n_cols = int(min(64, max(1, math.sqrt(len(poly)))))
     # the compiled index (slab boundaries, column ranges, entries, parities), passed
     # back unchanged to points_in_polygon
-    index: tuple[Any, ...] = _kg().build_slab_index(poly, ys, n_cols)
+    index: tuple[Any, ...] = kernels("geometry").build_slab_index(poly, ys, n_cols)
     return index
 
 

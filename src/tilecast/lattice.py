@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from tilecast._engine import kernels
 from tilecast._threads import run_tasks
 from tilecast._validate import as_cell, as_cell_array, as_int, as_regular_array
 
@@ -125,8 +126,7 @@ def line(a: Any, b: Any, *, connectivity: int = 8, max_cells: int = MAX_CELLS) -
         count = abs(x1 - x0) + abs(y1 - y0) + 1
     if count > limit:
         raise _too_many(count, limit, "the line has")
-    from tilecast._kernels.lines import fill_line4, fill_line8
-
+    fill_line4, fill_line8 = kernels("lines").fill_line4, kernels("lines").fill_line8
     out = np.empty((count, 2), dtype=np.int64)
     if conn == 8:
         fill_line8(x0, y0, x1, y1, out, 0)
@@ -198,8 +198,7 @@ def lines(
     np.cumsum(lengths, out=offsets[1:])
     cells = np.empty((int(offsets[-1]), 2), dtype=np.int64)
     if len(start_array):
-        from tilecast._kernels.lines import fill_lines
-
+        fill_lines = kernels("lines").fill_lines
         run_tasks(
             lambda lo, hi: fill_lines(lo, hi, start_array, end_array, offsets, conn, cells),
             len(start_array),

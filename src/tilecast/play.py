@@ -146,21 +146,12 @@ class State:
 def _cast(
     grid: Grid, origin: tuple[float, float], angles: NDArray[np.float64]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """Distances, hit points and normals of one ray per angle (raycast_many if available)."""
-    import tilecast
+    """Distances, hit points and normals of one ray per angle (one raycast_many call)."""
+    from tilecast.batch import raycast_many
 
     directions = np.column_stack([np.cos(angles), np.sin(angles)])
-    many = getattr(tilecast, "raycast_many", None)
-    if many is not None:
-        hits = many(grid, np.asarray(origin, dtype=np.float64), directions)
-        return np.asarray(hits.distance), np.asarray(hits.point), np.asarray(hits.normal)
-    n = len(angles)
-    distance, point, normal = np.full(n, np.inf), np.full((n, 2), np.nan), np.zeros((n, 2))
-    for k, d in enumerate(directions):
-        hit = tilecast.raycast(grid, origin, (float(d[0]), float(d[1])))
-        if hit is not None:
-            distance[k], point[k], normal[k] = hit.distance, hit.point, hit.normal
-    return distance, point, normal
+    hits = raycast_many(grid, np.asarray(origin, dtype=np.float64), directions)
+    return np.asarray(hits.distance), np.asarray(hits.point), np.asarray(hits.normal)
 
 
 def first_person_columns(

@@ -1,11 +1,11 @@
 """One ray or segment on a tile map: ``traverse``, ``raycast``, ``raycast_all``, ``line_of_sight``.
 
-Each function checks its few arguments, makes one call of the compiled walk
-(:func:`tilecast._kernels.walk.walk`, the same walk the batch functions use,
-so answers agree bit for bit) and wraps the answer. No NumPy array is built
-per call (``traverse`` and ``raycast_all`` fill one small buffer per call).
-Rays whose tile-space numbers leave the range where the compiled arithmetic
-is proven take the exact far-range path (:mod:`tilecast._farwalk`).
+Each function checks its few arguments and hands them to the engine
+(:mod:`tilecast._engine`), which makes one call of the compiled walk (the
+same walk the batch functions use, so answers agree bit for bit), takes the
+exact far-range walk where the compiled arithmetic is not proven, and wraps
+the answer. No NumPy array is built per call (``traverse`` and
+``raycast_all`` fill one small buffer per call).
 """
 
 from __future__ import annotations
@@ -16,28 +16,16 @@ from typing import Any
 
 import numpy as np
 
-from tilecast import _farwalk
+from tilecast._engine import all_hits, first_hit, sight, steps
 from tilecast._validate import (
     as_choice_index,
     as_direction,
     as_flag,
     as_max_distance,
     as_point,
-    tile_coordinates,
 )
-from tilecast._walkmap import WalkMap, walk_map
-from tilecast._walkspec import (
-    ALL,
-    CELLS,
-    CORNER_POLICIES,
-    DIAGONAL_GAPS,
-    DONE,
-    FIRST,
-    FOUND,
-    MORE,
-    SIGHT,
-    UNSAFE,
-)
+from tilecast._walkmap import walk_map
+from tilecast._walkspec import CORNER_POLICIES, DIAGONAL_GAPS
 from tilecast.grid import Grid, check_map
 from tilecast.results import Hit, Step
 from tilecast.tiles import TileMap
@@ -50,36 +38,6 @@ __all__ = [
     "raycast_all",
     "traverse",
 ]
-
-_NO_EVENTS_F = np.empty((0, 5))
-_NO_EVENTS_I = np.empty((0, 5), dtype=np.int64)
-_NO_INFO = np.zeros((4, 1, 1), dtype=np.int8)
-_NO_VARIANTS = np.zeros((1, 1), dtype=np.int32)
-_NO_PIXELS = np.zeros((4, 1, 1, 1), dtype=np.int8)
-_CHUNK = 64  # steps or hits per compiled call of traverse and raycast_all
-
-
-_entry_point: Any = None
-
-
-def _walk() -> Any:
-    """Return the compiled walk's entry point (loaded on first use; no type dispatch per call).
-
-    Every argument is of the one signature the walk is compiled for, so the
-    dispatcher's type checks would find nothing: rays.py builds them that way.
-    """
-    global _entry_point
-    if _entry_point is None:
-        from tilecast._kernels.walk import WALK_SIGNATURE, walk
-
-        walk.compile(WALK_SIGNATURE.args)
-        overload = walk.overloads[WALK_SIGNATURE.args]
-        _entry_point = overload.entry_point  # type: ignore[attr-defined]  # numba: untyped
-    return _entry_point
-
-
-def _pixel(is_tilemap: bool, px: int, py: int) -> tuple[int, int] | None:
-    return (px, py) if is_tilemap else None
 
 
 def raycast(
@@ -151,96 +109,7 @@ def raycast(
     limit = as_max_distance(max_distance)
     gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
     ignore = as_flag("ignore_start", ignore_start)
-    return cast_one(grid, view, is_tilemap, x0, y0, dx, dy, limit, gaps, ignore)
-
-
-def walk_first(
-    view: WalkMap, x0: float, y0: float, dx: float, dy: float, limit: float, gaps: int,
-    ignore: bool,
-) -> tuple[Any, ...]:  # fmt: skip
-    """Run the compiled walk for one checked ray's first hit; return its raw result tuple.
-
-    ``r[0]`` is the status (:data:`FOUND`, :data:`DONE`, or another value when
-    the ray needs the exact far path of :func:`cast_one`); on ``FOUND``,
-    ``r[7]`` is the distance, ``r[8:10]`` the point, ``r[10:12]`` the normal,
-    ``r[12:14]`` the cell, ``r[14]`` inside (0 or 1), ``r[15:17]`` the pixel.
-    """
-    walk = _entry_point or _walk()
-    result: tuple[Any, ...] = walk(*view, FIRST, gaps, 0, ignore, x0, y0, dx, dy, limit, 0, 0,
-                                   0, 0, 0, 0.0, _NO_EVENTS_F, _NO_EVENTS_I)  # fmt: skip
-    return result
-
-
-def cast_one(
-    grid: Any, view: WalkMap, is_tilemap: bool, x0: float, y0: float, dx: float, dy: float,
-    limit: float, gaps: int, ignore: bool, origin_name: str = "origin",
-) -> Hit | None:  # fmt: skip
-    """First hit of one checked ray: one call of the compiled walk (exact far path beyond it).
-
-    The arguments are already checked (``view, is_tilemap = walk_map(grid)``,
-    finite floats, a non-zero direction, ``limit >= 0``, ``gaps`` an index of
-    :data:`DIAGONAL_GAPS`); :func:`raycast` ends here, and a one-ray
-    :func:`~tilecast.raycast_many` beyond the compiled range.
-    """
-    r = walk_first(view, x0, y0, dx, dy, limit, gaps, ignore)
-    status = r[0]
-    if status == FOUND:
-        return tuple.__new__(
-            Hit,
-            ((r[8], r[9]), (r[10], r[11]), r[7], (r[12], r[13]), r[14] != 0,
-             (r[15], r[16]) if is_tilemap else None),
-        )  # fmt: skip
-    if status == DONE:
-        return None
-    hits = _farwalk.cast(check_map(grid), (x0, y0), (dx, dy), limit, DIAGONAL_GAPS[gaps], ignore,
-                         origin_name)  # fmt: skip
-    return next(hits, None)
-
-
-def _all_hits(
-    grid: Any, origin: tuple[float, float], direction: tuple[float, float], limit: float,
-    gaps: int, ignore: bool,
-) -> Iterator[Hit]:  # fmt: skip
-    """Yield every solid cell (or pixel) the ray enters, in order, from compiled chunks."""
-    view, is_tilemap = walk_map(grid)
-    for chunk in _chunks(view, ALL, gaps, 0, ignore, origin, direction, limit):
-        if chunk is None:
-            yield from _farwalk.cast(check_map(grid), origin, direction, limit,
-                                     DIAGONAL_GAPS[gaps], ignore)  # fmt: skip
-            return
-        for (distance, x, y, normal_x, normal_y), (col, row, inside, px, py) in zip(
-            *chunk, strict=True
-        ):
-            yield Hit((x, y), (normal_x, normal_y), distance, (col, row), inside != 0,
-                      _pixel(is_tilemap, px, py))  # fmt: skip
-
-
-def _chunks(
-    view: tuple[Any, ...], mode: int, gaps: int, corners: int, ignore: bool,
-    a: tuple[float, float], b: tuple[float, float], limit: float,
-) -> Iterator[tuple[list[list[float]], list[list[int]]] | None]:  # fmt: skip
-    """Run the compiled walk in chunks of events (ALL or CELLS mode), resuming where it stopped.
-
-    Yields each chunk's events as lists ``(floats, ints)`` of rows (see the
-    walk's ``out_f``, ``out_i``), or None, once and first, when the ray's
-    numbers are beyond the compiled range (the caller takes the exact far
-    path).
-    """
-    walk = _walk()
-    events_f = np.empty((_CHUNK, 5))
-    events_i = np.empty((_CHUNK, 5), dtype=np.int64)
-    resume, i, j, nx, ny, t_prev = 0, 0, 0, 0, 0, 0.0
-    while True:
-        r = walk(*view, mode, gaps, corners, ignore, a[0], a[1], b[0], b[1], limit, resume, i, j,
-                 nx, ny, t_prev, events_f, events_i)  # fmt: skip
-        if r[0] == UNSAFE:
-            yield None
-            return
-        count = r[1]
-        yield events_f[:count].tolist(), events_i[:count].tolist()
-        if r[0] != MORE:
-            return
-        resume, i, j, nx, ny, t_prev = 1, r[2], r[3], r[4], r[5], r[6]
+    return first_hit(grid, view, is_tilemap, x0, y0, dx, dy, limit, gaps, ignore)
 
 
 def raycast_all(
@@ -300,7 +169,7 @@ def raycast_all(
     hits: list[Hit] = []
     if max_results == 0:
         return hits
-    for hit in _all_hits(grid, start, heading, limit, gaps, ignore):
+    for hit in all_hits(grid, start, heading, limit, gaps, ignore):
         hits.append(hit)
         if max_results is not None and len(hits) >= max_results:
             break
@@ -345,12 +214,7 @@ def line_of_sight(
     xa, ya = as_point("a", a)
     xb, yb = as_point("b", b)
     gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
-    walk = _entry_point or _walk()
-    r = walk(*view, SIGHT, gaps, 0, False, xa, ya, xb, yb, math.inf, 0, 0, 0, 0, 0, 0.0,
-             _NO_EVENTS_F, _NO_EVENTS_I)  # fmt: skip
-    if r[0] == UNSAFE:
-        return _farwalk.sight(check_map(grid), (xa, ya), (xb, yb), DIAGONAL_GAPS[gaps])
-    return bool(r[0] == DONE)
+    return sight(grid, view, (xa, ya), (xb, yb), gaps)
 
 
 def traverse(
@@ -409,20 +273,4 @@ def traverse(
     start_point = as_point("start", start)
     end_point = as_point("end", end)
     policy = as_choice_index("corners", corners, CORNER_POLICIES)
-    return _steps(tiles.origin, tiles.tile_size, start_point, end_point, policy)
-
-
-def _steps(
-    origin: tuple[float, float], tile_size: tuple[float, float], a: tuple[float, float],
-    b: tuple[float, float], policy: int,
-) -> Iterator[Step]:  # fmt: skip
-    # CELLS reads no map: the walk cells are the tiles
-    view = (_NO_INFO, _NO_VARIANTS, _NO_PIXELS, False, 0, *origin, *tile_size)
-    for chunk in _chunks(view, CELLS, 0, policy, False, a, b, math.inf):
-        if chunk is None:
-            u0, v0 = tile_coordinates("start", a, origin, tile_size)
-            u1, v1 = tile_coordinates("end", b, origin, tile_size)
-            yield from _farwalk.cells(u0, v0, u1, v1, CORNER_POLICIES[policy])
-            return
-        for (t, _, _, normal_x, normal_y), (col, row, corner, _, _) in zip(*chunk, strict=True):
-            yield Step((col, row), t, (normal_x, normal_y), corner != 0)
+    return steps(tiles.origin, tiles.tile_size, start_point, end_point, policy)

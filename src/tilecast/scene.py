@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import math
 import threading
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 
+from tilecast._engine import kernels
 from tilecast._threads import run_tasks
 from tilecast._validate import (
     MAGNITUDE_HIGH,
@@ -58,22 +58,12 @@ def _addresses() -> tuple[int, int, int]:
     """Return the addresses of the preparation's end, the sweep and the expansion."""
     global _kernel_addresses
     if _kernel_addresses is None:
-        from tilecast._kernels.expansion import address
-        from tilecast._kernels.visibility import addresses
-
-        _kernel_addresses = (*addresses(), address())
+        _kernel_addresses = (*kernels("visibility").addresses(), kernels("expansion").address())
     return _kernel_addresses
 
 
 #: The most walls a scene takes (its sorts key wall pairs as exact doubles).
 MAX_WALLS = 2**26
-
-
-def _ks() -> ModuleType:
-    """Return the compiled scene kernels, importing them (and Numba) on first use."""
-    from tilecast._kernels import scene
-
-    return scene
 
 
 class VisibilityScene:
@@ -139,9 +129,8 @@ class VisibilityScene:
         self._walls = segs  # the kernels' order of the walls (below)
         if self._fallback:
             return
-        from tilecast._kernels.visibility import bucket_walls
-
-        ks = _ks()
+        bucket_walls = kernels("visibility").bucket_walls
+        ks = kernels("scene")
         global _family_ready
         if not _family_ready:  # the first scene of the process: compile side by side
             ks.compile_family()
@@ -185,9 +174,9 @@ class VisibilityScene:
         # the triangulation plain queries expand in (none: they flood)
         triangulated = None
         if not self._fallback:
-            from tilecast._kernels.expansion import prepare
-
-            triangulated = prepare(rows, self._x0, self._y0, h, self._nx, self._ny)
+            triangulated = kernels("expansion").prepare(
+                rows, self._x0, self._y0, h, self._nx, self._ny
+            )
         self._mesh: np.ndarray
         self._mesh, tri_start = triangulated or (np.empty((0, 12)), np.empty(0, dtype=np.int64))
         self._index = ks.pack_index(
@@ -282,10 +271,10 @@ class VisibilityScene:
         if found is None:
             edges = extra_walls((0.0, 0.0), box, None)
             assert edges is not None
-            rows, src = _ks().lex_pieces(np.concatenate([self._segs, edges]))
+            rows, src = kernels("scene").lex_pieces(np.concatenate([self._segs, edges]))
             m = len(self._segs)
             src = np.where(src < m, self._rank[np.minimum(src, m - 1)], src)  # the kernels' numbers
-            found = (rows, src, bool(_ks().in_range(rows)))
+            found = (rows, src, bool(kernels("scene").in_range(rows)))
             with self._lock:
                 if len(self._bounds_lex) >= _BOUNDS_CACHE:
                     self._bounds_lex.clear()
@@ -379,7 +368,7 @@ class VisibilityScene:
         """
         with self._lock:  # the workspace is shared by this scene's single queries
             self._stamp += 1
-            poly, status = _ks().polygon(
+            poly, status = kernels("scene").polygon(
                 *self._query_grid(), extras, p[0], p[1], *head, *tail,
                 self._work, self._cover, self._stack, self._stamp, *_addresses(),
             )  # fmt: skip
@@ -454,7 +443,7 @@ class VisibilityScene:
         assert extras is not None
 
         def task(lo: int, hi: int) -> None:
-            vertices, offsets, status = _ks().polygons(
+            vertices, offsets, status = kernels("scene").polygons(
                 *self._query_grid(), extras, chosen[lo:hi], *head, *tail, *_addresses()
             )
             for k in range(hi - lo):
@@ -509,7 +498,7 @@ class VisibilityScene:
         pts = _as_points("points", points)
         check_magnitude("observer", p, MAGNITUDE_LOW, MAGNITUDE_HIGH)
         check_magnitude("points", pts, MAGNITUDE_LOW, MAGNITUDE_HIGH)
-        ks = _ks()
+        ks = kernels("scene")
         if self._inside(p):
             with self._lock:
                 self._stamp += 1

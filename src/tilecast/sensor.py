@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from tilecast._engine import kernels
 from tilecast._validate import (
     as_angles,
     as_finite_float,
@@ -235,8 +236,7 @@ def scan_likelihood(
 def _beam_evaluator(
     model: BeamModel, readings: NDArray[np.float64], max_range: float, n_beams: int
 ) -> Any:
-    from tilecast._kernels.sensor import beam_log_likelihood
-
+    beam_log_likelihood = kernels("sensor").beam_log_likelihood
     weights = model._weights()
     clipped = np.minimum(readings, max_range)  # a reading beyond max_range is a max reading
     sigma, rate = model.sigma_hit, model.lambda_short
@@ -250,8 +250,7 @@ def _beam_evaluator(
 def _table_evaluator(
     table: Any, resolution: Any, readings: NDArray[np.float64], n_beams: int
 ) -> Any:
-    from tilecast._kernels.sensor import table_log_likelihood
-
+    table_log_likelihood = kernels("sensor").table_log_likelihood
     array = as_likelihood_table(table)
     if resolution is None:
         raise ValueError("table_resolution is required with table= (world units per table step)")

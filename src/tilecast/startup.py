@@ -205,11 +205,13 @@ def _start_workers() -> list[tuple[subprocess.Popen[bytes], tuple[str, ...], flo
     the largest stays here. Workers compile one kernel at a time
     (``TILECAST_COMPILE_JOBS=1``): the cores are busy with the groups.
     """
-    from tilecast._kernels.jobs import job_count, loaded, patience, python_command, share, start
-    from tilecast._kernels.walk import WALK_SIGNATURE, walk
+    from tilecast._load import kernels
 
-    jobs = job_count()
-    if jobs < 2 or loaded(walk, WALK_SIGNATURE.args):  # a warm cache: just load
+    job_tools, walk = kernels("jobs"), kernels("walk")
+    share, start = job_tools.share, job_tools.start
+    patience, python_command = job_tools.patience, job_tools.python_command
+    jobs = job_tools.job_count()
+    if jobs < 2 or job_tools.loaded(walk.walk, walk.WALK_SIGNATURE.args):  # a warm cache: load
         return []
     env = dict(os.environ, TILECAST_COMPILE_JOBS="1")
     body = "from tilecast.startup import run_families; run_families(sys.argv[2:])"

@@ -13,11 +13,11 @@ keeps the classic approximate "three rays per vertex" fan for comparison.
 from __future__ import annotations
 
 import math
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 
+from tilecast._engine import kernels
 from tilecast._threads import numba_parallel
 from tilecast._validate import (
     MAGNITUDE_HIGH,
@@ -45,24 +45,7 @@ SEES_TO_INFINITY = (
 )
 
 
-def _kg() -> ModuleType:
-    """Return the compiled geometry kernels, importing them (and Numba) on first use.
-
-    Importing them lazily keeps ``import tilecast`` free of Numba.
-    """
-    from tilecast._kernels import geometry
-
-    return geometry
-
-
 _preparation_addresses: tuple[int, int] | None = None  # of the two compiled steps
-
-
-def _kv() -> ModuleType:
-    """Return the compiled visibility kernels, importing them on first use."""
-    from tilecast._kernels import visibility
-
-    return visibility
 
 
 # ------------------------------------------------------------- preparation
@@ -143,17 +126,16 @@ def _prepare(
         return None
     segs = np.ascontiguousarray(segs, dtype=np.float64).reshape(-1, 4)
     global _preparation_addresses
-    kernels = _kv()
+    compiled = kernels("visibility")
     if _preparation_addresses is None:
-        from tilecast._kernels.jobs import argument_types
-
+        argument_types = kernels("jobs").argument_types
         radius_value = radius or 0.0
-        kernels.compile_family(
-            argument_types(kernels.prepare_walls, (segs, extras, p[0], p[1], radius_value,
+        compiled.compile_family(
+            argument_types(compiled.prepare_walls, (segs, extras, p[0], p[1], radius_value,
                                                    split, 0, 0))
         )  # fmt: skip
-        _preparation_addresses = kernels.preparation_addresses()
-    prepared: np.ndarray = kernels.prepare_walls(
+        _preparation_addresses = compiled.preparation_addresses()
+    prepared: np.ndarray = compiled.prepare_walls(
         segs, extras, p[0], p[1], radius or 0.0, split, *_preparation_addresses
     )
     return prepared
@@ -281,13 +263,17 @@ def visibility_polygon(
     # Crossing points and arc points are rounded; one that lands extremely
     # close to zero (next to ordinary coordinates) would take the exact
     # predicates beyond float64 (see _kernels.geometry): refuse, never guess.
-    check_magnitude("segments", prepared, 2.0 ** -_kg().SAFE_EXPONENT, MAGNITUDE_HIGH * 4.0)
+    check_magnitude(
+        "segments", prepared, 2.0 ** -kernels("geometry").SAFE_EXPONENT, MAGNITUDE_HIGH * 4.0
+    )
     if method == "rays":
         return _rays(prepared, p, r, cone_spec)
     if cone_spec is None:
-        polygon, status = _kv().sweep(prepared, p[0], p[1], r or 0.0, False, 0.0, 0.0, 0.0, 0.0)
+        polygon, status = kernels("visibility").sweep(
+            prepared, p[0], p[1], r or 0.0, False, 0.0, 0.0, 0.0, 0.0
+        )
     else:
-        polygon, status = _kv().sweep(
+        polygon, status = kernels("visibility").sweep(
             prepared, p[0], p[1], r or 0.0, True, *_cone_points(p, cone_spec)
         )
     if status:
@@ -317,7 +303,9 @@ def _rays(
         angles = np.unique(np.mod(angles, 2 * np.pi))
     dirs = np.ascontiguousarray(np.column_stack([np.cos(angles), np.sin(angles)]))
     with numba_parallel():
-        t = _kv().cast_rays(segs, p[0], p[1], dirs, np.inf if radius is None else radius)
+        t = kernels("visibility").cast_rays(
+            segs, p[0], p[1], dirs, np.inf if radius is None else radius
+        )
     if np.isinf(t).any():
         raise ValueError(SEES_TO_INFINITY)
     points: np.ndarray = np.asarray(p) + dirs * t[:, None]

@@ -3,8 +3,9 @@
 Such a kernel has no Python entry wrapper (it shortens the first compile),
 so a call from Python would crash the process instead of raising. This test
 reads every module outside ``tilecast._kernels`` and fails if one imports an
-internal kernel or calls one through the kernel-module accessors
-(``_kg()``, ``_kv()``, ``_kernel()``, or a name bound to one of them).
+internal kernel or calls one through the kernel-module loader
+(``kernels("family")`` of ``tilecast._engine``, or a name bound to a kernel
+module).
 """
 
 import ast
@@ -18,7 +19,7 @@ import tilecast
 import tilecast._kernels
 
 SRC = Path(tilecast.__file__).resolve().parent
-ACCESSORS = {"_kg", "_kv", "_kernel", "_kernels"}
+ACCESSORS = {"kernels", "_kernels"}  # tilecast._engine.kernels(family)
 ALIASES = {"kg", "kv", "kernel", "kernels"}
 
 
@@ -83,7 +84,7 @@ def test_the_check_catches_an_import_and_an_accessor_call():
     internal = {"walk": {"order"}, "geometry": {"orient2d"}}
     source = (
         "from tilecast._kernels.walk import order\n"
-        "def f():\n    return _kg().orient2d(1, 2)\n"
+        "def f():\n    return kernels('geometry').orient2d(1, 2)\n"
         "def g(kg):\n    return kg.orient2d(1, 2)\n"
         "def h(self):\n    return self.order(1)\n"  # not a kernel module: fine
     )
