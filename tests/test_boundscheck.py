@@ -31,19 +31,22 @@ KERNEL_TESTS = (
     "test_visibility_sort.py",
     "test_tiles.py",
     "test_tilebatch.py",
-    "test_walk.py",
     "test_sensor.py",
     "test_visibility_scene.py",
-    "test_scene_expansion.py",
     "test_concurrency.py",
-    "test_kernel_entry_points.py",
+    "internal/test_walk.py",
+    "internal/test_farwalk.py",
+    "internal/test_sensor_kernel.py",
+    "internal/test_scene_expansion.py",
+    "internal/test_kernel_entry_points.py",
 )
 
 
 @pytest.mark.boundscheck
 def test_kernel_tests_pass_with_numba_boundscheck(tmp_path):
-    files = [str(TESTS / name) for name in KERNEL_TESTS if (TESTS / name).is_file()]
-    assert files, "no kernel test files found"
+    missing = [name for name in KERNEL_TESTS if not (TESTS / name).is_file()]
+    assert not missing, f"kernel test files not found: {missing}"
+    files = [str(TESTS / name) for name in KERNEL_TESTS]
     env = dict(
         os.environ,
         NUMBA_BOUNDSCHECK="1",

@@ -1,4 +1,3 @@
-import importlib
 import math
 
 import numpy as np
@@ -6,13 +5,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reference import raycast_reference
 from reference.oracle import raycast_all_oracle
 from tilecast import Grid, TileMap, TileSet, line_of_sight, raycast, raycast_all
-from tilecast._farwalk import TileWalker
 from tilecast.tiles import flip_mask
-
-farwalk_module = importlib.import_module("tilecast._farwalk")
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 GAPS = ["block_if_both", "block_if_either", "open"]
@@ -173,37 +168,6 @@ def test_is_point_solid_and_to_grid_agree_with_the_pixels(data):
 
 
 # ---------------------------------------------------- two-level walking
-class _CountingWalker(TileWalker):
-    __slots__ = ()
-    steps = 0
-
-    def step_x(self):
-        type(self).steps += 1
-        super().step_x()
-
-    def step_y(self):
-        type(self).steps += 1
-        super().step_y()
-
-
-def test_the_reference_walk_jumps_empty_tiles(monkeypatch):
-    # 400 tiles of 64 x 64 empty pixels, then one tile with a single solid pixel
-    mask = np.zeros((2, 64, 64), dtype=bool)
-    mask[1, 40, 63] = True
-    ids = np.zeros((1, 401), dtype=np.int64)
-    ids[0, 400] = 1
-    tmap = TileMap(ids, TileSet(mask), flips=np.where(ids == 1, 1, 0))  # mirrored: px = 0
-    monkeypatch.setattr(farwalk_module, "TileWalker", _CountingWalker)
-    _CountingWalker.steps = 0
-    hit = raycast_reference(tmap, (0.5, 40.5), (1.0, 0.0))
-    assert hit.cell == (400, 0) and hit.pixel == (0, 40) and hit.point == (400 * 64.0, 40.5)
-    assert _CountingWalker.steps <= 2 * 401  # one or two steps per tile, not 25600 pixels
-    _CountingWalker.steps = 0
-    # slanted: crosses 64 tiles (4096 pixel columns, 63 pixel rows), leaves through the bottom
-    assert raycast_reference(tmap, (0.5, 0.5), (64.0, 1.0)) is None
-    assert _CountingWalker.steps <= 2 * 64
-
-
 def test_full_tiles_are_hit_at_the_face():
     full = TileSet(np.ones((1, 8, 8), dtype=bool))
     tmap = TileMap([[-1, -1, 0]], full, tile_size=1.0)

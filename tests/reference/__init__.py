@@ -1,38 +1,14 @@
-"""The readable reference walk, for tests: tilecast's exact plain-Python walk.
+"""Independent oracles the product is checked against, written another way than it.
 
-``tilecast._farwalk`` is the grid walk written in plain Python with Python
-integers and :class:`fractions.Fraction` (the product uses it only for rays
-beyond the compiled walk's proven range). These wrappers run it on any ray,
-so the compiled walk can be checked against it step for step; both are
-checked against the sorted-crossings oracles of ``oracle.py``.
+Plain Python over :class:`fractions.Fraction` or straight from the
+definitions (the book's formulas, brute force), importing nothing from
+tilecast but public types:
+
+- ``oracle``: the grid walk from sorted grid-line crossings (traverse,
+  raycast, raycast_all, line of sight);
+- ``fov``, ``lines``, ``geometry``, ``visibility``, ``sensor``: one module
+  per family.
+
+White-box comparisons of product code with product code (the compiled walk
+with the exact far-range walk) live in ``tests/internal``.
 """
-
-from __future__ import annotations
-
-import math
-
-from tilecast import _farwalk
-
-
-def raycast_reference(grid, origin, direction, max_distance=math.inf, *,
-                      diagonal_gaps="block_if_both", ignore_start=False):  # fmt: skip
-    hits = _farwalk.cast(grid, tuple(map(float, origin)), tuple(map(float, direction)),
-                         float(max_distance), diagonal_gaps, ignore_start)  # fmt: skip
-    return next(hits, None)
-
-
-def raycast_all_reference(grid, origin, direction, max_distance=math.inf, *,
-                          diagonal_gaps="block_if_both", ignore_start=False):  # fmt: skip
-    return list(_farwalk.cast(grid, tuple(map(float, origin)), tuple(map(float, direction)),
-                              float(max_distance), diagonal_gaps, ignore_start))  # fmt: skip
-
-
-def line_of_sight_reference(grid, a, b, *, diagonal_gaps="block_if_both"):
-    return _farwalk.sight(grid, tuple(map(float, a)), tuple(map(float, b)), diagonal_gaps)
-
-
-def traverse_reference(grid, start, end, *, corners="both"):
-    (ox, oy), (w, h) = grid.origin, grid.tile_size
-    u0, v0 = (float(start[0]) - ox) / w, (float(start[1]) - oy) / h
-    u1, v1 = (float(end[0]) - ox) / w, (float(end[1]) - oy) / h
-    return list(_farwalk.cells(u0, v0, u1, v1, corners))

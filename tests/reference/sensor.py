@@ -3,25 +3,26 @@
 Plain Python, one beam at a time, written from Probabilistic Robotics
 (Thrun, Burgard, Fox), section 6.3, equations 6.4-6.12, and from the
 definition of the table index in docs/sensor.md. The expected ranges come
-from the exact plain-Python walk (``raycast_reference``) along the scan's
-own beam directions, so nothing here shares code with the kernels.
+from the sorted-crossings oracle (``oracle.raycast_all_oracle``) along the
+beam directions the caller passes (the scan's own, from
+``tilecast.batch.beam_directions``), so nothing here shares code with the
+kernels.
 """
 
 from __future__ import annotations
 
 import math
 
-from reference import raycast_reference
-from tilecast.batch import beam_directions
+from reference.oracle import raycast_all_oracle
 
 
-def expected_ranges(grid, pose, angles, max_range):
+def expected_ranges(grid, pose, directions, max_range):
     """The exact range of each beam of one pose: the first hit, else max_range."""
-    directions = beam_directions([pose], angles)
     ranges = []
     for direction in directions:
-        hit = raycast_reference(grid, pose[:2], direction, max_range)
-        ranges.append(max_range if hit is None else min(hit.distance, max_range))
+        start, heading = (float(pose[0]), float(pose[1])), tuple(map(float, direction))
+        hits = raycast_all_oracle(grid, start, heading, max_range, "block_if_both", False)
+        ranges.append(min(hits[0][2], max_range) if hits else max_range)
     return ranges
 
 

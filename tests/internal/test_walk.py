@@ -1,12 +1,15 @@
-"""The compiled walk (every single-ray query) against the plain-Python reference walk.
+"""The compiled walk (every single-ray query) against the exact far-range walk.
 
 ``raycast``, ``raycast_all``, ``line_of_sight`` and ``traverse`` all run
-:func:`tilecast._kernels.walk.walk`; here each is compared, field for field
-and bit for bit, with the reference walk of ``reference.py`` on hypothesis
-cases aimed at the hard spots (corners, grid lines, axis and 45-degree rays,
-negative coordinates, inexact tile sizes, both outside policies) and on
-random tile maps with flipped tiles. ``oracle.py`` checks both against exact
-sorted-crossing oracles elsewhere.
+:func:`tilecast._kernels.walk.walk`; the rays beyond its proven range take
+``tilecast._farwalk``, the same walk in Python integers and Fractions. Both
+must give the same answers, so here each query is compared, field for field
+and bit for bit, with the far-range walk run on every ray (``farwalk.py``),
+on hypothesis cases aimed at the hard spots (corners, grid lines, axis and
+45-degree rays, negative coordinates, inexact tile sizes, both outside
+policies) and on random tile maps with flipped tiles. The independent
+sorted-crossing oracles of ``tests/reference/oracle.py`` check the public
+queries elsewhere (``tests/test_raycast.py``, ``tests/test_traverse.py``).
 """
 
 import math
@@ -16,12 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reference import (
-    line_of_sight_reference,
-    raycast_all_reference,
-    raycast_reference,
-    traverse_reference,
-)
+from farwalk import line_of_sight_far, raycast_all_far, raycast_far, traverse_far
 from strategies import directions, grids, points
 from tilecast import Grid, TileMap, TileSet, line_of_sight, raycast, raycast_all, traverse
 
@@ -44,13 +42,13 @@ def ray_cases(draw):
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ray_cases())
-def test_raycast_and_raycast_all_equal_the_reference(case):
+def test_raycast_and_raycast_all_equal_the_far_walk(case):
     grid, origin, direction, limit, gaps, ignore = case
     kwargs = {"diagonal_gaps": gaps, "ignore_start": ignore}
-    assert raycast(grid, origin, direction, limit, **kwargs) == raycast_reference(
+    assert raycast(grid, origin, direction, limit, **kwargs) == raycast_far(
         grid, origin, direction, limit, **kwargs
     )
-    assert raycast_all(grid, origin, direction, limit, **kwargs) == raycast_all_reference(
+    assert raycast_all(grid, origin, direction, limit, **kwargs) == raycast_all_far(
         grid, origin, direction, limit, **kwargs
     )
 
@@ -63,14 +61,12 @@ def segment_cases(draw):
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(segment_cases(), st.sampled_from(CORNERS))
-def test_line_of_sight_and_traverse_equal_the_reference(case, corners):
+def test_line_of_sight_and_traverse_equal_the_far_walk(case, corners):
     grid, a, b, gaps = case
-    assert line_of_sight(grid, a, b, diagonal_gaps=gaps) == line_of_sight_reference(
+    assert line_of_sight(grid, a, b, diagonal_gaps=gaps) == line_of_sight_far(
         grid, a, b, diagonal_gaps=gaps
     )
-    assert list(traverse(grid, a, b, corners=corners)) == traverse_reference(
-        grid, a, b, corners=corners
-    )
+    assert list(traverse(grid, a, b, corners=corners)) == traverse_far(grid, a, b, corners=corners)
 
 
 def random_tilemap(rng, rows, cols, tw, th, outside):
@@ -105,7 +101,7 @@ def random_direction(rng):
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_every_query_on_tile_maps_equals_the_reference(seed):
+def test_every_query_on_tile_maps_equals_the_far_walk(seed):
     rng = np.random.default_rng(seed)
     for _ in range(12):
         tw, th = int(rng.integers(1, 5)), int(rng.integers(1, 5))
@@ -124,12 +120,12 @@ def test_every_query_on_tile_maps_equals_the_reference(seed):
                 "ignore_start": bool(rng.random() < 0.3),
             }
             args = (tmap, origin, direction, limit)
-            assert raycast(*args, **kwargs) == raycast_reference(*args, **kwargs), (args, kwargs)
-            assert raycast_all(*args, **kwargs) == raycast_all_reference(*args, **kwargs)
+            assert raycast(*args, **kwargs) == raycast_far(*args, **kwargs), (args, kwargs)
+            assert raycast_all(*args, **kwargs) == raycast_all_far(*args, **kwargs)
             end = random_point(rng, tmap, span_x, span_y)
             gaps = kwargs["diagonal_gaps"]
             assert line_of_sight(tmap, origin, end, diagonal_gaps=gaps) == (
-                line_of_sight_reference(tmap, origin, end, diagonal_gaps=gaps)
+                line_of_sight_far(tmap, origin, end, diagonal_gaps=gaps)
             ), (origin, end, gaps)
 
 

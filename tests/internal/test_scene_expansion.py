@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import tilecast as tc
 from tilecast._kernels import expansion
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import _maps  # noqa: E402
 
