@@ -265,7 +265,9 @@ def walk_caller(kernel_name: str, signature_name: str) -> Any:
 
     Examples
     --------
-    >>> callable(walk_caller("cast_single", "CAST_SINGLE_SIGNATURE")) and walk_address != 0
+    >>> from tilecast import _engine
+    >>> kernel = _engine.walk_caller("cast_single", "CAST_SINGLE_SIGNATURE")
+    >>> callable(kernel) and _engine.walk_address != 0
     True
     """
     global walk_address
