@@ -246,12 +246,14 @@ def machine_line(info: Mapping[str, Any]) -> str:
     )
 
 
-def optional(module: str, hint: str = "") -> Any:
-    """Import a peer's module, or say that it is not installed and return None.
+def optional(module: str, hint: str = "", also: Sequence[str] = ()) -> Any:
+    """Import a peer's module (and the submodules ``also``), or say it is missing and return None.
 
     The line is printed under the machine line (at once if ``start`` ran).
     """
     try:
+        for name in also:
+            __import__(name)
         return __import__(module, fromlist=["_"])
     except ImportError:
         _MISSING.append(f"{module} not installed{f' ({hint})' if hint else ''}: not timed")
