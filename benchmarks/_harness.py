@@ -3,9 +3,9 @@
 Scripts import it as a sibling module (``import _harness as bench``; Python puts
 a script's folder on ``sys.path``). A script's life::
 
-    parser = bench.arguments(__doc__)           # argparse with --json PATH
+    parser = bench.arguments(__doc__, quick="200k rays")   # argparse: --json PATH, --quick
     args = parser.parse_args(argv)
-    report = bench.start("raycast", args)       # prints the machine and load line
+    report = bench.start(__file__, args)        # prints the machine and load line
     times = bench.interleave({"a": run_a, "b": run_b}, rounds=5)   # A B A B ...
     table = report.table("speed", ["system", bench.col("ms", ".2f"),
                                    bench.ratio("vs a", of="ms", baseline="a", by="system")])
@@ -181,6 +181,11 @@ def time_once(call: Callable[[], Result]) -> tuple[float, Result]:
     start = time.perf_counter()
     result = call()
     return time.perf_counter() - start, result
+
+
+def time_parts(steps: Mapping[str, Callable[[], object]]) -> Parts:
+    """Wall seconds of each step, run in order: a system's ``Parts``."""
+    return Parts((name, time_once(step)[0]) for name, step in steps.items())
 
 
 def per_call(call: Callable[[Item], object], items: Iterable[Item]) -> list[float]:
@@ -437,13 +442,18 @@ class Report:
         self.path.write_text(json.dumps(data, indent=1) + "\n")
 
 
-def arguments(doc: str | None, **kwargs: Any) -> argparse.ArgumentParser:
-    """An argument parser (description: the docstring's first line) with ``--json PATH``."""
+def arguments(doc: str | None, quick: str = "", **kwargs: Any) -> argparse.ArgumentParser:
+    """An argument parser (description: the docstring's first line) with ``--json PATH``.
+
+    ``quick``: the help of a ``--quick`` option (short runs), added when given.
+    """
     description = (doc or "").strip().splitlines()[0] if doc else None
     parser = argparse.ArgumentParser(description=description, **kwargs)
     parser.add_argument(
         "--json", metavar="PATH", help="also write the results (tables, timings, machine) here"
     )
+    if quick:
+        parser.add_argument("--quick", action="store_true", help=quick)
     return parser
 
 

@@ -163,8 +163,7 @@ def main(argv: list[str] | None = None) -> None:
     import _harness as bench  # here: the tests import this module for its maps alone
     import tilecast
 
-    parser = bench.arguments(__doc__)
-    parser.add_argument("--quick", action="store_true", help="accepted for tilecast bench")
+    parser = bench.arguments(__doc__, quick="accepted for tilecast bench")
     parser.add_argument("--show", metavar="NAME", help="print a map (a name from the table)")
     args = parser.parse_args(argv)
     report = bench.start(__file__, args)

@@ -130,8 +130,7 @@ def threaded_overhead(walls: np.ndarray) -> float:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = bench.arguments(__doc__)
-    parser.add_argument("--quick", action="store_true", help="radius 8 and 10^5 poses")
+    parser = bench.arguments(__doc__, quick="radius 8 and 10^5 poses")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     work = workload(args.quick)

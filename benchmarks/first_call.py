@@ -90,13 +90,10 @@ def run_child(cache_dir: str, **env_vars: str) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = bench.arguments(__doc__)
-    parser.add_argument("--warm-only", action="store_true")
-    parser.add_argument(
-        "--quick",
-        action="store_true",
-        help="the default run (cold and warm: the shortest there is); for tilecast bench --quick",
+    parser = bench.arguments(
+        __doc__, quick="the default run (cold and warm: the shortest there is), for tilecast bench"
     )
+    parser.add_argument("--warm-only", action="store_true")
     parser.add_argument(
         "--alone",
         action="store_true",

@@ -255,8 +255,7 @@ def many_origins(
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = bench.arguments(__doc__)
-    parser.add_argument("--quick", action="store_true", help="500x500 only, few repeats")
+    parser = bench.arguments(__doc__, quick="500x500 only, few repeats")
     parser.add_argument("--repeats", type=int, default=None)
     parser.add_argument("--no-others", action="store_true", help="skip the other tcod algorithms")
     parser.add_argument(

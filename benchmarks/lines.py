@@ -48,9 +48,7 @@ def run_skimage(starts, ends):
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = bench.arguments(__doc__)
-    parser.add_argument("--quick", action="store_true", help="10,000 segments, 3 repeats")
-    args = parser.parse_args(argv)
+    args = bench.arguments(__doc__, quick="10,000 segments, 3 repeats").parse_args(argv)
     report = bench.start(__file__, args)
     n = 10_000 if args.quick else 100_000
     repeats = 3 if args.quick else 5

@@ -17,9 +17,7 @@ shapely = bench.optional("shapely", "pip install shapely")
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = bench.arguments(__doc__)
-    parser.add_argument("--quick", action="store_true", help="100,000 points, 3 repeats")
-    args = parser.parse_args(argv)
+    args = bench.arguments(__doc__, quick="100,000 points, 3 repeats").parse_args(argv)
     report = bench.start(__file__, args)
     rng = np.random.default_rng(12345)
     n_points = 100_000 if args.quick else 1_000_000

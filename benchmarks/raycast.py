@@ -230,8 +230,7 @@ def comparable_rays(grid, queries):
 
 
 def main(argv=None):
-    parser = bench.arguments(__doc__)
-    parser.add_argument("--quick", action="store_true", help="200k rays, 3 repeats")
+    parser = bench.arguments(__doc__, quick="200k rays, 3 repeats")
     parser.add_argument("--rays", type=int, default=None)
     parser.add_argument("--repeats", type=int, default=None)
     parser.add_argument("--sets", default="free,uniform,lidar")

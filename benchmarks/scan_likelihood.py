@@ -231,8 +231,7 @@ def range_libc_methods(setup, table, angles, observed, log_table, observed_index
 
 # ---------------------------------------------------------------------- main
 def main(argv=None):
-    parser = bench.arguments(__doc__)
-    parser.add_argument("--quick", action="store_true", help="3 repeats")
+    parser = bench.arguments(__doc__, quick="3 repeats")
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--map", default=None, help=f"path of {MAP_NAME}")
     args = parser.parse_args(argv)

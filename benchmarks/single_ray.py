@@ -38,9 +38,9 @@ not installed (tcod, pymunk) is not timed: its columns print ``-``.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -215,31 +215,45 @@ def make_turns(rng: np.random.Generator, walls: Walls, free: NDArray[np.int64], 
     return turns
 
 
+def play_turns(
+    turns: Turns,
+    fov_step: Callable[[list[Cell]], object],
+    sight_step: Callable[[Queries], object],
+    light_step: Callable[[Point], object],
+) -> Callable[[], bench.Parts]:
+    """The turns, timed by part: the FOVs, the line-of-sight checks, the light."""
+
+    def run() -> bench.Parts:
+        total = bench.Parts(fov=0.0, sight=0.0, light=0.0)
+        for cells, sights, light in zip(turns.fov_cells, turns.sights, turns.lights, strict=True):
+            steps = {"fov": partial(fov_step, cells), "sight": partial(sight_step, sights),
+                     "light": partial(light_step, light)}  # fmt: skip
+            for part, seconds in bench.time_parts(steps).items():
+                total[part] += seconds
+        return total
+
+    return run
+
+
 def tilecast_turns(
     grid: tilecast.Grid, segments: NDArray[np.float64], turns: Turns
 ) -> Callable[[], bench.Parts]:
-    """The turns, timed by part (fov, sight, light), as tilecast plays them."""
+    """The turns as tilecast plays them: fov, line_of_sight, visibility_polygon."""
     fov, line_of_sight = tilecast.fov, tilecast.line_of_sight
     visibility_polygon = tilecast.visibility_polygon
 
-    def run() -> bench.Parts:
-        parts = bench.Parts(fov=0.0, sight=0.0, light=0.0)
-        for cells, sights, light in zip(turns.fov_cells, turns.sights, turns.lights, strict=True):
-            t0 = time.perf_counter()
-            for cell in cells:
-                fov(grid, cell, FOV_RADIUS)
-            t1 = time.perf_counter()
-            for a, b in zip(sights.starts, sights.ends, strict=True):
-                line_of_sight(grid, a, b)
-            t2 = time.perf_counter()
-            visibility_polygon(segments, light, radius=FOV_RADIUS)
-            t3 = time.perf_counter()
-            parts["fov"] += t1 - t0
-            parts["sight"] += t2 - t1
-            parts["light"] += t3 - t2
-        return parts
+    def fovs(cells: list[Cell]) -> None:
+        for cell in cells:
+            fov(grid, cell, FOV_RADIUS)
 
-    return run
+    def sight(q: Queries) -> None:
+        for a, b in zip(q.starts, q.ends, strict=True):
+            line_of_sight(grid, a, b)
+
+    def light(at: Point) -> None:
+        visibility_polygon(segments, at, radius=FOV_RADIUS)
+
+    return play_turns(turns, fovs, sight, light)
 
 
 def tcod_turns(walls: Walls, turns: Turns) -> Callable[[], bench.Parts]:
@@ -248,26 +262,20 @@ def tcod_turns(walls: Walls, turns: Turns) -> Callable[[], bench.Parts]:
     compute_fov, bresenham = tcod.map.compute_fov, tcod.los.bresenham
     symmetric = tcod.constants.FOV_SYMMETRIC_SHADOWCAST
 
-    def run() -> bench.Parts:
-        parts = bench.Parts(fov=0.0, sight=0.0, light=0.0)
-        for cells, sights, light in zip(turns.fov_cells, turns.sights, turns.lights, strict=True):
-            t0 = time.perf_counter()
-            for i, j in cells:
-                compute_fov(transparency, (j, i), radius=FOV_RADIUS, algorithm=symmetric)
-            t1 = time.perf_counter()
-            for a, b in zip(sights.start_cells, sights.end_cells, strict=True):
-                inner = bresenham(a, b)[1:-1]
-                _ = not walls[inner[:, 1], inner[:, 0]].any()
-            t2 = time.perf_counter()
-            i, j = int(light[0]), int(light[1])
+    def fovs(cells: list[Cell]) -> None:
+        for i, j in cells:
             compute_fov(transparency, (j, i), radius=FOV_RADIUS, algorithm=symmetric)
-            t3 = time.perf_counter()
-            parts["fov"] += t1 - t0
-            parts["sight"] += t2 - t1
-            parts["light"] += t3 - t2
-        return parts
 
-    return run
+    def sight(q: Queries) -> None:
+        for a, b in zip(q.start_cells, q.end_cells, strict=True):
+            inner = bresenham(a, b)[1:-1]
+            _ = not walls[inner[:, 1], inner[:, 0]].any()
+
+    def light(at: Point) -> None:
+        i, j = int(at[0]), int(at[1])
+        compute_fov(transparency, (j, i), radius=FOV_RADIUS, algorithm=symmetric)
+
+    return play_turns(turns, fovs, sight, light)
 
 
 # -------------------------------------------------------------------- report
@@ -398,8 +406,7 @@ def bench_map(report: bench.Report, name: str, walls: Walls, quick: bool, seed: 
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = bench.arguments(__doc__)
-    parser.add_argument("--quick", action="store_true", help="fewer queries and repeats")
+    parser = bench.arguments(__doc__, quick="fewer queries and repeats")
     parser.add_argument("--seed", type=int, default=14, help="seed of the queries")
     args = parser.parse_args(argv)
     report = bench.start(__file__, args)

@@ -39,9 +39,7 @@ def make_queries(q: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = bench.arguments(__doc__)
-    parser.add_argument("--quick", action="store_true", help="fewer queries")
-    args = parser.parse_args(argv)
+    args = bench.arguments(__doc__, quick="fewer queries").parse_args(argv)
     report = bench.start(__file__, args)
     q = 300 if args.quick else 2000
     repeats = 3 if args.quick else 5

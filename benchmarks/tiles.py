@@ -103,14 +103,16 @@ def run_bresenham(solid, origins, directions):
 
 def speed_table(
     report: bench.Report,
-    name: str,
+    heading: str,
     times: dict[str, bench.Timing],
     count: int,
     baseline: str,
     memory: dict[str, int],
     memory_title: str,
 ) -> None:
-    """Print one section's table: rays/s, the ratio to the pixel grid, memory in KiB."""
+    """Print one section: its heading, then rays/s, the ratio to the pixel grid, memory in KiB."""
+    name = heading.split("**")[1]
+    print(f"\n{heading}\n")
     table = report.table(
         name,
         ["system", bench.col("rays/s", ",.0f"),
@@ -156,13 +158,12 @@ def single(report: bench.Report, empty: float, count: int, repeats: int) -> None
         "raycast(to_pixel_grid())": pixels.solid.nbytes,
         "Bresenham line + pixel test": pixels.solid.nbytes,
     }
-    print(
-        f"\n**{empty:.0%} of cells without a tile** ({tmap.rows} x {tmap.cols} tiles of "
+    heading = (
+        f"**{empty:.0%} of cells without a tile** ({tmap.rows} x {tmap.cols} tiles of "
         f"{TILE} x {TILE} px, {count:,} rays of at most {MAX_PIXELS:.0f} px, mean length "
-        f"{mean_distance:.0f} px; median of {repeats} interleaved repeats)\n"
+        f"{mean_distance:.0f} px; median of {repeats} interleaved repeats)"
     )
-    speed_table(report, f"single, {empty:.0%} empty", times, count,
-                "raycast(to_pixel_grid())", memory, "map memory")  # fmt: skip
+    speed_table(report, heading, times, count, "raycast(to_pixel_grid())", memory, "map memory")
     report.note(f"Bresenham agreement, {empty:.0%} empty", agree)
     print(f"\nBresenham's first solid pixel is the exact hit pixel on {agree:.1%} of rays.")
 
@@ -212,19 +213,17 @@ def batch(report: bench.Report, empty: float, count: int, repeats: int) -> None:
         + 4 * tmap.variant_masks.size,
         "raycast_many(to_pixel_grid())": pixels.solid.nbytes + clearance_map(pixels).nbytes,
     }
-    print(
-        f"\n**Batch, {empty:.0%} of cells without a tile** ({count:,} rays of at most "
+    heading = (
+        f"**Batch, {empty:.0%} of cells without a tile** ({count:,} rays of at most "
         f"{MAX_PIXELS:.0f} px, mean length {mean_distance:.0f} px; {bench.thread_count()} "
-        f"threads; median of {repeats} interleaved repeats)\n"
+        f"threads; median of {repeats} interleaved repeats)"
     )
-    speed_table(report, f"batch, {empty:.0%} empty", times, count,
-                "raycast_many(to_pixel_grid())", memory, "map + acceleration memory")  # fmt: skip
+    speed_table(report, heading, times, count, "raycast_many(to_pixel_grid())", memory,
+                "map + acceleration memory")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = bench.arguments(__doc__)
-    parser.add_argument("--quick", action="store_true", help="fewer rays and repeats")
-    args = parser.parse_args(argv)
+    args = bench.arguments(__doc__, quick="fewer rays and repeats").parse_args(argv)
     report = bench.start(__file__, args)
     count = 300 if args.quick else 3_000
     batch_count = 20_000 if args.quick else 200_000

@@ -54,9 +54,7 @@ def cgal_systems(pv, boxes, p):
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = bench.arguments(__doc__)
-    parser.add_argument("--quick", action="store_true", help="N = 100 and 1000, 3 repeats")
-    args = parser.parse_args(argv)
+    args = bench.arguments(__doc__, quick="N = 100 and 1000, 3 repeats").parse_args(argv)
     report = bench.start(__file__, args)
     sizes = [100, 1000] if args.quick else [100, 1000, 10000]
     repeats = 3 if args.quick else 7

@@ -96,9 +96,7 @@ def lights(report: bench.Report, rng: np.random.Generator, n: int, n_full: int) 
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = bench.arguments(__doc__)
-    parser.add_argument("--quick", action="store_true", help="fewer queries")
-    args = parser.parse_args(argv)
+    args = bench.arguments(__doc__, quick="fewer queries").parse_args(argv)
     report = bench.start(__file__, args)
     n_single = 200 if args.quick else 2000
     n_full = 10 if args.quick else 40
