@@ -9,17 +9,15 @@ Three kinds, each with a one-cell border of walls:
 - ``open_field``: a large open area with scattered rectangles and round blobs
   covering about 15 % of it (1024 x 1024).
 
-Other benchmarks import this module (``from maps import MAPS``); run on its
+Other benchmarks import this module (``from _maps import MAPS``); run on its
 own it prints what the maps look like in numbers (size, walls, wall
 segments, generation time):
 
-    python benchmarks/maps.py
+    python benchmarks/_maps.py
 """
 
 from __future__ import annotations
 
-import argparse
-import time
 from collections import deque
 from collections.abc import Callable
 
@@ -162,25 +160,26 @@ def free_cells(walls: Walls) -> NDArray[np.int64]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="accepted for tilecast bench")
-    parser.add_argument("--show", metavar="NAME", help="print a map (a name from the table)")
-    args = parser.parse_args(argv)
+    import _harness as bench  # here: the tests import this module for its maps alone
     import tilecast
 
-    print("| map | walls % | free cells | wall segments | generated in ms |")
-    print("|---|---:|---:|---:|---:|")
+    parser = bench.arguments(__doc__, quick="accepted for tilecast bench")
+    parser.add_argument("--show", metavar="NAME", help="print a map (a name from the table)")
+    args = parser.parse_args(argv)
+    report = bench.start(__file__, args)
+    table = report.table(
+        "maps",
+        ["map", bench.col("walls %", ".1f"), bench.col("free cells", ","),
+         bench.col("wall segments", ","), bench.col("generated in ms", ".0f")],
+    )  # fmt: skip
     for name, make in MAPS.items():
-        start = time.perf_counter()
-        walls = make()
-        took = time.perf_counter() - start
+        took, walls = bench.time_once(make)
         segments = tilecast.wall_segments(tilecast.Grid(walls, outside="solid"))
-        print(
-            f"| {name} | {100 * walls.mean():.1f} | {int((~walls).sum()):,} "
-            f"| {len(segments):,} | {1e3 * took:.0f} |"
-        )
+        table.add(name, 100 * walls.mean(), int((~walls).sum()), len(segments), 1e3 * took)
+        table.print()
         if args.show and args.show in name:
             print("\n".join("".join("#" if v else "." for v in row) for row in walls))
+    report.save()
 
 
 if __name__ == "__main__":

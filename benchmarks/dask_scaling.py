@@ -41,13 +41,13 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _harness as bench
 from _maps import free_cells, open_field
 
 ANGLES = np.linspace(-np.pi, np.pi, 60, endpoint=False)
@@ -66,20 +66,14 @@ def workload(quick: bool) -> dict[str, Any]:
     return {"walls": walls, "radius": 8 if quick else 16, "poses": poses}
 
 
-def timed(call: Callable[[], Any]) -> tuple[float, Any]:
-    start = time.perf_counter()
-    result = call()
-    return time.perf_counter() - start, result
-
-
 def run_local(work: dict[str, Any]) -> dict[str, Any]:
     import tilecast
 
     grid = tilecast.Grid(work["walls"], outside="solid")
     tilecast.fov_counts(grid, 2, origins=[(5, 5)])  # load the kernels
     tilecast.scan_many(grid, work["poses"][:10], ANGLES, MAX_RANGE)
-    fov_s, counts = timed(lambda: tilecast.fov_counts(grid, work["radius"]))
-    scan_s, sums = timed(
+    fov_s, counts = bench.time_once(lambda: tilecast.fov_counts(grid, work["radius"]))
+    scan_s, sums = bench.time_once(
         lambda: tilecast.scan_many(grid, work["poses"], ANGLES, MAX_RANGE).sum(axis=1)
     )
     return {"fov_s": fov_s, "scan_s": scan_s, "counts": counts, "sums": sums}
@@ -104,11 +98,11 @@ def run_cluster(work: dict[str, Any], n_workers: int) -> dict[str, Any]:
         client.wait_for_workers(n_workers)
         started_s = time.perf_counter() - start
         small = tilecast.Grid(work["walls"][:64, :64], outside="solid")
-        warm_s, _ = timed(lambda: tcd.fov_counts(small, 2, chunk=100).compute())
+        warm_s, _ = bench.time_once(lambda: tcd.fov_counts(small, 2, chunk=100).compute())
         tcd.scan_many(small, work["poses"][:40] % 60, ANGLES, MAX_RANGE, chunk=10).compute()
-        fov_s, counts = timed(lambda: tcd.fov_counts(grid, work["radius"]).compute())
+        fov_s, counts = bench.time_once(lambda: tcd.fov_counts(grid, work["radius"]).compute())
         poses = da.from_array(work["poses"], chunks=(2**20 // len(ANGLES), 3))
-        scan_s, sums = timed(
+        scan_s, sums = bench.time_once(
             lambda: tcd.scan_many(grid, poses, ANGLES, MAX_RANGE).sum(axis=1).compute()
         )
         overhead = task_overhead(grid) if n_workers == 2 else None
@@ -122,7 +116,7 @@ def task_overhead(grid: Any, n_tasks: int = 2000) -> float:
 
     poses = np.tile([[600.5, 600.5, 0.0]], (n_tasks, 1))
     tcd.scan_many(grid, poses[:10], [0.0], 1.0, chunk=1).compute()
-    seconds, _ = timed(lambda: tcd.scan_many(grid, poses, [0.0], 1.0, chunk=1).compute())
+    seconds, _ = bench.time_once(lambda: tcd.scan_many(grid, poses, [0.0], 1.0, chunk=1).compute())
     return seconds / n_tasks
 
 
@@ -136,8 +130,7 @@ def threaded_overhead(walls: np.ndarray) -> float:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="radius 8 and 10^5 poses")
+    parser = bench.arguments(__doc__, quick="radius 8 and 10^5 poses")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     work = workload(args.quick)
@@ -145,6 +138,7 @@ def main(argv: list[str] | None = None) -> None:
         result = run_local(work)
         print(json.dumps({"fov_s": result["fov_s"], "scan_s": result["scan_s"]}))
         return
+    report = bench.start(__file__, args)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     n_free = int((~work["walls"]).sum())
     print(f"open field 1024x1024: {n_free:,} free cells as origins, radius {work['radius']}; "
@@ -159,7 +153,7 @@ def main(argv: list[str] | None = None) -> None:
         env=dict(os.environ, NUMBA_NUM_THREADS="1"),
     )  # fmt: skip
     one = json.loads(child.stdout.strip().splitlines()[-1])
-    rows.append(("local, 1 thread", one["fov_s"], one["scan_s"], ""))
+    rows.append((ONE, one["fov_s"], one["scan_s"], ""))
     overhead = None
     for n_workers in sorted({1, 2, cores or 1}):
         result = run_cluster(work, n_workers)
@@ -169,16 +163,31 @@ def main(argv: list[str] | None = None) -> None:
         note = f"cluster up {result['start_s']:.1f} s, kernels loaded {result['warm_s']:.1f} s"
         rows.append((f"LocalCluster, {n_workers} worker(s)", result["fov_s"], result["scan_s"],
                      note))  # fmt: skip
-    print("\n| system | fov_counts s | speed-up vs 1 thread | scan_many s | speed-up | notes |")
-    print("|---|---:|---:|---:|---:|---|")
+    table = report.table(
+        "scaling",
+        ["system", bench.col("fov_counts s", ".2f"),
+         bench.ratio("speed-up vs 1 thread", of="fov_counts s", baseline=ONE, by="system",
+                     invert=True, suffix=""),
+         bench.col("scan_many s", ".2f"),
+         bench.ratio("speed-up", of="scan_many s", baseline=ONE, by="system", invert=True,
+                     suffix=""),
+         "notes"],
+    )  # fmt: skip
     for name, fov_s, scan_s, note in rows:
-        print(f"| {name} | {fov_s:.2f} | {one['fov_s'] / fov_s:.2f} | {scan_s:.2f} "
-              f"| {one['scan_s'] / scan_s:.2f} | {note} |")  # fmt: skip
+        table.add(name, fov_s, scan_s, note)
+    print()
+    table.print()
     threads = threaded_overhead(work["walls"])
     cluster_ms = 1e3 * (overhead or 0.0)
+    report.note("overhead per task, threaded scheduler, ms", 1e3 * threads)
+    report.note("overhead per task, 2-worker LocalCluster, ms", cluster_ms)
     print(f"\noverhead per task (one pose, one beam; 2,000 tasks): threaded scheduler "
           f"{1e3 * threads:.2f} ms, 2-worker LocalCluster {cluster_ms:.2f} ms")  # fmt: skip
     print("results equal the local call exactly (np.array_equal) in every Dask run")
+    report.save()
+
+
+ONE = "local, 1 thread"
 
 
 if __name__ == "__main__":

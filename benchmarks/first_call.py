@@ -17,14 +17,16 @@ families of the first-start targets (at most 20 s together, none above 6 s,
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
 import sys
 import tempfile
-import time
 
+import _harness as bench
+
+# The child times its own first calls: it imports nothing before ``import
+# tilecast`` (not even the harness, whose imports would shorten that figure).
 CHILD = r"""
 import json, os, sys, time
 t0 = time.perf_counter()
@@ -88,7 +90,9 @@ def run_child(cache_dir: str, **env_vars: str) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = bench.arguments(
+        __doc__, quick="the default run (cold and warm: the shortest there is), for tilecast bench"
+    )
     parser.add_argument("--warm-only", action="store_true")
     parser.add_argument(
         "--alone",
@@ -101,24 +105,23 @@ def main(argv: list[str] | None = None) -> None:
         help="also a cold run with TILECAST_COMPILE_JOBS=1 (no compile workers)",
     )
     args = parser.parse_args(argv)
+    report = bench.start(__file__, args)
     columns: dict[str, dict[str, float]] = {}
     totals: dict[str, float] = {}
+
+    def run(column: str, cache_dir: str, **env_vars: str) -> None:
+        totals[column], columns[column] = bench.time_once(lambda: run_child(cache_dir, **env_vars))
+
     with tempfile.TemporaryDirectory() as cache_dir:
         if args.warm_only:
             run_child(cache_dir)
         else:
-            t0 = time.perf_counter()
-            columns["cold cache (compiles)"] = run_child(cache_dir)
-            totals["cold cache (compiles)"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        columns["warm cache (loads)"] = run_child(cache_dir)
-        totals["warm cache (loads)"] = time.perf_counter() - t0
+            run("cold cache (compiles)", cache_dir)
+        run("warm cache (loads)", cache_dir)
     names = [k for k in columns["warm cache (loads)"] if k != "import tilecast"]
     if args.serial:
         with tempfile.TemporaryDirectory() as cache_dir:
-            t0 = time.perf_counter()
-            columns["cold, no workers"] = run_child(cache_dir, TILECAST_COMPILE_JOBS="1")
-            totals["cold, no workers"] = time.perf_counter() - t0
+            run("cold, no workers", cache_dir, TILECAST_COMPILE_JOBS="1")
     if args.alone:
         alone: dict[str, float] = {}
         for name in names:
@@ -126,19 +129,23 @@ def main(argv: list[str] | None = None) -> None:
                 alone[name] = run_child(cache_dir, FIRST_CALL_ONLY=name)[name]
         columns["cold, this family first"] = alone
     heads = list(columns)
-    print("| first call in a fresh process | " + " | ".join(heads) + " |")
-    print("|---|" + "---:|" * len(heads))
+    table = report.table(
+        "first calls",
+        ["first call in a fresh process", *(bench.col(h, ".2f", " s") for h in heads)],
+    )
     for name in ["import tilecast", *names]:
-        cells = [f"{columns[h][name]:.2f} s" if name in columns[h] else "-" for h in heads]
-        print(f"| {name} | " + " | ".join(cells) + " |")
+        table.add(name, *(columns[h].get(name) for h in heads))
 
     def first_eight(times: dict[str, float]) -> float:
         return sum(v for k, v in times.items() if not k.startswith("(later)"))
 
-    cells = [f"{first_eight(columns[h]):.1f} s" if h in totals else "-" for h in heads]
-    print("| import and the first eight families | " + " | ".join(cells) + " |")
-    cells = [f"{totals[h]:.1f} s" if h in totals else "-" for h in heads]
-    print("| whole process (start, import, every family) | " + " | ".join(cells) + " |")
+    table.add(
+        "import and the first eight families",
+        *(first_eight(columns[h]) if h in totals else None for h in heads),
+    )
+    table.add("whole process (start, import, every family)", *(totals.get(h) for h in heads))
+    table.print()
+    report.save()
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Field of view: tilecast.fov against tcod.map.compute_fov, side by side.
 
-Run ``python benchmarks/fov.py`` (``--quick`` for a short run). Needs ``tcod``.
+Run ``python benchmarks/fov.py`` (``--quick`` for a short run). Without ``tcod``
+its columns print ``-`` and the mirror-symmetry part is skipped.
 
 Workloads (shared benchmark README): 500 x 500 and 2000 x 2000 maps, open and
 30 % random walls (``default_rng(12345).random((n, n)) >= 0.3`` is floor),
@@ -32,53 +33,32 @@ cells (its radius is inclusive). The parallel kernels use Numba's threads
 
 from __future__ import annotations
 
-import argparse
 import math
-import statistics
-import time
 from collections.abc import Callable
 
 import numba
 import numpy as np
-import tcod.constants
-import tcod.map
 
+import _harness as bench
 from _maps import MAPS, free_cells
 from tilecast import Grid, fov, fov_counts, fov_many
 
-TCOD_OTHERS = {
-    "BASIC": tcod.constants.FOV_BASIC,
-    "DIAMOND": tcod.constants.FOV_DIAMOND,
-    "SHADOW": tcod.constants.FOV_SHADOW,
-    "PERMISSIVE_8": tcod.constants.FOV_PERMISSIVE_8,
-    "RESTRICTIVE": tcod.constants.FOV_RESTRICTIVE,
-}
-
-
-def _batch_size(call: Callable[[], object], target_s: float = 0.004) -> int:
-    start = time.perf_counter()
-    call()
-    once = time.perf_counter() - start
-    return max(1, min(1000, int(target_s / max(once, 1e-7))))
-
-
-def _time_batch(call: Callable[[], object], count: int) -> float:
-    start = time.perf_counter()
-    for _ in range(count):
-        call()
-    return (time.perf_counter() - start) / count
+tcod = bench.optional("tcod", "pip install tcod", also=["tcod.constants", "tcod.map"])
+if tcod is not None:
+    SYMMETRIC = tcod.constants.FOV_SYMMETRIC_SHADOWCAST
+    TCOD_OTHERS = {
+        "BASIC": tcod.constants.FOV_BASIC,
+        "DIAMOND": tcod.constants.FOV_DIAMOND,
+        "SHADOW": tcod.constants.FOV_SHADOW,
+        "PERMISSIVE_8": tcod.constants.FOV_PERMISSIVE_8,
+        "RESTRICTIVE": tcod.constants.FOV_RESTRICTIVE,
+    }
 
 
 def interleaved(systems: dict[str, Callable[[], object]], repeats: int) -> dict[str, float]:
-    """Median seconds per call of each system, timed A B C A B C ..."""
-    for call in systems.values():  # warm up (and compile)
-        call()
-    counts = {name: _batch_size(call) for name, call in systems.items()}
-    samples: dict[str, list[float]] = {name: [] for name in systems}
-    for _ in range(repeats):
-        for name, call in systems.items():
-            samples[name].append(_time_batch(call, counts[name]))
-    return {name: statistics.median(values) for name, values in samples.items()}
+    """Median seconds per call of each system, timed A B C A B C ... in batches of about 4 ms."""
+    times = bench.interleave(systems, repeats, min_sample_s=0.004)
+    return {name: timing.median for name, timing in times.items()}
 
 
 def workloads(sizes: list[int]):
@@ -105,54 +85,53 @@ def _systems(
     systems = {
         "tilecast": lambda: fov(grid, pov, radius),
         "grid": lambda: fov(Grid(walls), pov, radius),
-        "tcod": tcod_fov(tcod.constants.FOV_SYMMETRIC_SHADOWCAST),
     }
-    if others:
-        for name, algorithm in TCOD_OTHERS.items():
-            systems[name] = tcod_fov(algorithm)
+    if tcod is not None:
+        systems["tcod"] = tcod_fov(SYMMETRIC)
+        if others:
+            for name, algorithm in TCOD_OTHERS.items():
+                systems[name] = tcod_fov(algorithm)
     return systems
 
 
-def speed(sizes: list[int], repeats: int, others: bool) -> None:
-    header = (
-        "| map | walls | radius | tilecast ms | with Grid() ms | tcod SYMMETRIC ms "
-        "| tcod / tilecast | visible (tilecast / tcod) |"
-    )
-    print(header)
-    print("|" + "---|" * 8)
-    other_rows = []
+def speed(report: bench.Report, sizes: list[int], repeats: int, others: bool) -> None:
+    workload = ["map", "walls", "radius"]
+    table = report.table(
+        "speed",
+        [*workload, bench.col("tilecast ms", ".3f"), bench.col("with Grid() ms", ".3f"),
+         bench.col("tcod SYMMETRIC ms", ".3f"), bench.col("tcod / tilecast", ".1f", "x"),
+         "visible (tilecast / tcod)"],
+    )  # fmt: skip
+    others = others and tcod is not None
+    other_table = report.table(
+        "other tcod algorithms", [*workload, *(bench.col(name, ".3f") for name in TCOD_OTHERS)]
+    ) if others else None  # fmt: skip
     for n, kind, radius, floor in workloads(sizes):
-        walls = ~floor
-        grid = Grid(walls)
+        grid = Grid(~floor)
         centre = n // 2
-        tcod_radius = 0 if radius is None else radius
         systems = _systems(floor, grid, centre, radius, others)
-        times = interleaved(systems, repeats)
-        ours = fov(grid, (centre, centre), radius)
-        theirs = tcod.map.compute_fov(
-            floor, (centre, centre), tcod_radius, True, tcod.constants.FOV_SYMMETRIC_SHADOWCAST
-        )
-        radius_text = "none" if radius is None else str(radius)
-        print(
-            f"| {n}x{n} | {kind} | {radius_text} | {times['tilecast'] * 1e3:.3f} "
-            f"| {times['grid'] * 1e3:.3f} | {times['tcod'] * 1e3:.3f} "
-            f"| {times['tcod'] / times['tilecast']:.1f}x "
-            f"| {int(ours.sum())} / {int(theirs.sum())} |",
-            flush=True,
-        )
-        if others:
-            cells = " | ".join(f"{times[name] * 1e3:.3f}" for name in TCOD_OTHERS)
-            other_rows.append(f"| {n}x{n} | {kind} | {radius_text} | {cells} |")
-    if others:
+        ms = {name: 1e3 * t for name, t in interleaved(systems, repeats).items()}
+        ours = int(fov(grid, (centre, centre), radius).sum())
+        cells = [f"{n}x{n}", kind, "none" if radius is None else str(radius)]
+        if tcod is None:
+            table.add(*cells, ms["tilecast"], ms["grid"], None, None, f"{ours} / -")
+        else:
+            tcod_radius = 0 if radius is None else radius
+            theirs = int(tcod.map.compute_fov(floor, (centre, centre), tcod_radius, True,
+                                              SYMMETRIC).sum())  # fmt: skip
+            table.add(*cells, ms["tilecast"], ms["grid"], ms["tcod"],
+                      ms["tcod"] / ms["tilecast"], f"{ours} / {theirs}")  # fmt: skip
+        table.print()
+        if other_table is not None:
+            other_table.add(*cells, *(ms[name] for name in TCOD_OTHERS))
+    if other_table is not None:
         print()
         print("Other tcod algorithms (ms, same runs; each has its own rules and radius):")
         print()
-        print("| map | walls | radius | " + " | ".join(TCOD_OTHERS) + " |")
-        print("|" + "---|" * (3 + len(TCOD_OTHERS)))
-        print("\n".join(other_rows))
+        other_table.print()
 
 
-def symmetry(n: int = 64) -> None:
+def symmetry(report: bench.Report, n: int = 64) -> None:
     floor = np.random.default_rng(12345).random((n, n)) >= 0.3
     mirrored = np.ascontiguousarray(floor[:, ::-1])
     grid, grid_mirrored = Grid(~floor), Grid(~mirrored)
@@ -163,7 +142,7 @@ def symmetry(n: int = 64) -> None:
     tcod_sees = np.zeros((len(origins), len(origins)), dtype=bool)
     ours_sees = np.zeros_like(tcod_sees)
     differ = tcod_mirror = ours_mirror = differ_cells = 0
-    algorithm = tcod.constants.FOV_SYMMETRIC_SHADOWCAST
+    algorithm = SYMMETRIC
     for i, j in origins:
         ours = fov(grid, (i, j))
         theirs = tcod.map.compute_fov(floor, (j, i), 0, True, algorithm)
@@ -177,20 +156,16 @@ def symmetry(n: int = 64) -> None:
     pairs = len(origins) * (len(origins) - 1) // 2
     print(f"Mirror symmetry, every floor origin of a {n}x{n} map with 30% walls:")
     print()
-    print("| check | tcod SYMMETRIC_SHADOWCAST | tilecast |")
-    print("|---|---|---|")
-    print(f"| origins | {len(origins)} | {len(origins)} |")
-    print(f"| origins where tcod's mask differs from tilecast's | {differ} | - |")
-    print(f"| cells that differ, all origins together | {differ_cells} | - |")
-    print(
-        f"| origins whose mask changes when the map is mirrored left-right "
-        f"| {tcod_mirror} | {ours_mirror} |"
-    )
-    print(
-        f"| floor pairs seen one way only (of {pairs}) "
-        f"| {int(np.triu(tcod_sees != tcod_sees.T).sum())} "
-        f"| {int(np.triu(ours_sees != ours_sees.T).sum())} |"
-    )
+    table = report.table("mirror symmetry", ["check", "tcod SYMMETRIC_SHADOWCAST", "tilecast"])
+    table.add("origins", len(origins), len(origins))
+    table.add("origins where tcod's mask differs from tilecast's", differ, None)
+    table.add("cells that differ, all origins together", differ_cells, None)
+    table.add("origins whose mask changes when the map is mirrored left-right", tcod_mirror,
+              ours_mirror)  # fmt: skip
+    table.add(f"floor pairs seen one way only (of {pairs})",
+              int(np.triu(tcod_sees != tcod_sees.T).sum()),
+              int(np.triu(ours_sees != ours_sees.T).sum()))  # fmt: skip
+    table.print()
 
 
 def _count_systems(
@@ -200,7 +175,6 @@ def _count_systems(
     ours = None if radius is None else math.nextafter(radius, 0)  # tcod's radius, inclusive
     tcod_radius = 0 if radius is None else radius
     cells = [(int(i), int(j)) for i, j in origins]
-    algorithm = tcod.constants.FOV_SYMMETRIC_SHADOWCAST
 
     def fov_loop() -> np.ndarray:
         total = np.zeros(walls.shape, dtype=np.int32)
@@ -220,10 +194,10 @@ def _count_systems(
     def tcod_loop() -> np.ndarray:
         total = np.zeros(walls.shape, dtype=np.int32)
         for i, j in cells:
-            total += tcod.map.compute_fov(floor, (j, i), tcod_radius, True, algorithm)
+            total += tcod.map.compute_fov(floor, (j, i), tcod_radius, True, SYMMETRIC)
         return total
 
-    return {
+    systems = {
         "count": lambda: fov_many(grid, origins, ours, combine="count"),
         "fov_counts": (
             (lambda: fov_counts(grid, ours))
@@ -232,22 +206,28 @@ def _count_systems(
         ),
         "none": none_summed,
         "loop": fov_loop,
-        "tcod": tcod_loop,
     }
+    if tcod is not None:
+        systems["tcod"] = tcod_loop
+    return systems
 
 
-def many_origins(sample: int, repeats: int, every: bool, maps: list[str]) -> None:
+def many_origins(
+    report: bench.Report, sample: int, repeats: int, every: bool, maps: list[str]
+) -> None:
     print(
         f"Many origins: how many see each cell (Numba threads: {numba.get_num_threads()}; "
         f"times in ms, medians of {repeats} interleaved repeats)"
     )
     print()
-    print(
-        "| map | radius | origins | fov_many count | fov_counts | none, chunks summed "
-        "| fov loop | tcod loop | loop / count | loop / fov_counts | tcod / count "
-        "| cells seen (tilecast / tcod) |"
-    )
-    print("|" + "---|" * 12)
+    table = report.table(
+        "many origins",
+        ["map", "radius", "origins", bench.col("fov_many count", ".1f"),
+         bench.col("fov_counts", ".1f"), bench.col("none, chunks summed", ".1f"),
+         bench.col("fov loop", ".1f"), bench.col("tcod loop", ".1f"),
+         bench.col("loop / count", ".1f", "x"), bench.col("loop / fov_counts", ".1f", "x"),
+         bench.col("tcod / count", ".1f", "x"), "cells seen (tilecast / tcod)"],
+    )  # fmt: skip
     for name in maps:
         walls = MAPS[name]()
         floor_cells = free_cells(walls)
@@ -261,45 +241,48 @@ def many_origins(sample: int, repeats: int, every: bool, maps: list[str]) -> Non
                 results = {key: call() for key, call in systems.items()}
                 for key in ("fov_counts", "none", "loop"):
                     assert (results[key] == results["count"]).all(), key
-                times = interleaved(systems, repeats)
-                ms = {key: f"{value * 1e3:.1f}" for key, value in times.items()}
-                print(
-                    f"| {name} | {'none' if radius is None else radius} | {label} "
-                    f"| {ms['count']} | {ms['fov_counts']} | {ms['none']} | {ms['loop']} "
-                    f"| {ms['tcod']} | {times['loop'] / times['count']:.1f}x "
-                    f"| {times['loop'] / times['fov_counts']:.1f}x "
-                    f"| {times['tcod'] / times['count']:.1f}x "
-                    f"| {int(results['count'].sum())} / {int(results['tcod'].sum())} |",
-                    flush=True,
-                )
+                ms = {key: 1e3 * t for key, t in interleaved(systems, repeats).items()}
+                theirs = ms.get("tcod")
+                seen = int(results["count"].sum())
+                seen_tcod = int(results["tcod"].sum()) if "tcod" in results else "-"
+                table.add(
+                    name, "none" if radius is None else radius, label, ms["count"],
+                    ms["fov_counts"], ms["none"], ms["loop"], theirs, ms["loop"] / ms["count"],
+                    ms["loop"] / ms["fov_counts"], theirs and theirs / ms["count"],
+                    f"{seen} / {seen_tcod}",
+                )  # fmt: skip
+                table.print()
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="500x500 only, few repeats")
+def main(argv: list[str] | None = None) -> None:
+    parser = bench.arguments(__doc__, quick="500x500 only, few repeats")
     parser.add_argument("--repeats", type=int, default=None)
     parser.add_argument("--no-others", action="store_true", help="skip the other tcod algorithms")
     parser.add_argument(
         "--only-many", action="store_true", help="only the many-origins part (exposure maps)"
     )
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    report = bench.start(__file__, args)
     sizes = [500] if args.quick else [500, 2000]
     repeats = args.repeats or (3 if args.quick else 9)
-    print(f"tcod {tcod.__version__}; medians of {repeats} interleaved repeats\n")
+    print(f"tcod {tcod.__version__ if tcod else '-'}; medians of {repeats} interleaved repeats\n")
     if not args.only_many:
-        speed(sizes, repeats, others=not args.no_others)
+        speed(report, sizes, repeats, others=not args.no_others)
         print()
-        symmetry(32 if args.quick else 64)
-        print()
+        if tcod is not None:  # tcod's masks against tilecast's
+            symmetry(report, 32 if args.quick else 64)
+            print()
     names = list(MAPS)
     many_origins(
+        report,
         sample=300 if args.quick else 2000,
         repeats=repeats,
         every=not args.quick,
         maps=names[:1] if args.quick else names[:2],
     )
     if not args.quick:  # the 1024 x 1024 map: a sample only (887,179 floor cells)
-        many_origins(sample=2000, repeats=repeats, every=False, maps=names[2:])
+        many_origins(report, sample=2000, repeats=repeats, every=False, maps=names[2:])
+    report.save()
 
 
 if __name__ == "__main__":

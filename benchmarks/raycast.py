@@ -14,17 +14,16 @@ pure-Python reference on a sample first.
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
-import statistics
 import sys
-import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 from numba import njit, prange
 
+import _harness as bench
 import tilecast
 from tilecast.batch import clearance_map
 
@@ -128,16 +127,14 @@ def build_methods(map_path, occupied, include_slow_setup=True):
     # tilecast: a fresh grid, timing the clearance map it builds on first use
     # (after loading the compiled kernels once on a tiny grid)
     clearance_map(tilecast.Grid(np.zeros((4, 4), bool)))
-    start = time.perf_counter()
-    grid = tilecast.Grid(occupied, outside="solid")
-    clearance_map(grid)
-    setup = time.perf_counter() - start
+    setup, grid = bench.time_once(lambda: tilecast.Grid(occupied, outside="solid"))
+    setup += bench.time_once(lambda: clearance_map(grid))[0]
     memory = (grid.solid.nbytes + clearance_map(grid).nbytes) / 2**20
 
     def run_tilecast(q):
         return tilecast.scan_many(grid, q, [0.0], MAX_RANGE).ravel()
 
-    methods["tilecast (exact)"] = (setup, memory, run_tilecast)
+    methods[TILECAST] = (setup, memory, run_tilecast)
 
     occupied_u8 = np.ascontiguousarray(occupied)
 
@@ -148,10 +145,8 @@ def build_methods(map_path, occupied, include_slow_setup=True):
 
     methods["naive Numba DDA"] = (0.0, occupied.nbytes / 2**20, run_dda)
 
-    try:
-        import range_libc
-    except ImportError:
-        print("range_libc not installed: pip install pyrangelibc-danieldugas (see README)")
+    range_libc = bench.optional("range_libc", "pip install pyrangelibc-danieldugas, see README")
+    if range_libc is None:
         return methods
     omap = range_libc.PyOMap(str(map_path).encode(), 1)
     peers = [
@@ -166,9 +161,7 @@ def build_methods(map_path, occupied, include_slow_setup=True):
         )
     for name, make in peers:
         before = rss_mb()
-        start = time.perf_counter()
-        caster = make()
-        setup = time.perf_counter() - start
+        setup, caster = bench.time_once(make)
         memory = rss_mb() - before
 
         def run(q, caster=caster):
@@ -187,14 +180,15 @@ def _pruned(cddt):
 
 
 def raycast2d_method(occupied):
-    try:
-        from raycast2D import Lidar2D
-    except ImportError:
+    raycast2d = bench.optional("raycast2D", "pip install raycast2D")
+    if raycast2d is None:
         return None
     # raycast2D: integer poses, Bresenham towards rounded end points; values
     # <= obstacle_threshold are occupied, so pass 0 for walls and 1 for free.
     image = np.where(occupied, 0, 1).astype(np.uint8)
-    lidar = Lidar2D(num_rays=1000, FOV=360, ray_length=int(MAX_RANGE), occupancy_grid=image)
+    lidar = raycast2d.Lidar2D(
+        num_rays=1000, FOV=360, ray_length=int(MAX_RANGE), occupancy_grid=image
+    )
 
     def run(q):
         out = np.empty(len(q))
@@ -236,24 +230,30 @@ def comparable_rays(grid, queries):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="200k rays, 3 repeats")
+    parser = bench.arguments(__doc__, quick="200k rays, 3 repeats")
     parser.add_argument("--rays", type=int, default=None)
     parser.add_argument("--repeats", type=int, default=None)
     parser.add_argument("--sets", default="free,uniform,lidar")
     args = parser.parse_args(argv)
+    report = bench.start(__file__, args)
     n = args.rays or (200_000 if args.quick else 1_000_000)
     repeats = args.repeats or (3 if args.quick else 5)
     map_path, gray, occupied = load_map()
     sets = query_sets(gray, occupied, n)
     print(f"map {map_path.name} {occupied.shape}, {n} rays per set, {repeats} interleaved repeats")
-    print(f"numba threads: {__import__('numba').get_num_threads()}, cpus: {os.cpu_count()}")
     methods = build_methods(map_path, occupied, include_slow_setup=not args.quick)
     rc2d = raycast2d_method(occupied)
     grid = tilecast.Grid(occupied, outside="solid")
     checked = check_exactness(grid, sets["free"])
     print(f"raycast_many == raycast (bit for bit) on {checked} sampled free-set rays")
-    rows = []
+    table = report.table(
+        "raycast",
+        ["set", "method", bench.col("M rays/s", ".2f"),
+         bench.ratio("vs tilecast", of="M rays/s", baseline=TILECAST, by="method", within="set"),
+         bench.col("setup s", ".2f"), bench.col("memory MB", ".1f"),
+         bench.col("within 1e-9", ".1f", "%"), bench.col("within 2 cells", ".1f", "%"),
+         bench.col("off > 10 cells", ".2f", "%")],
+    )  # fmt: skip
     shares = []
     for set_name in args.sets.split(","):
         q = sets[set_name]
@@ -262,15 +262,9 @@ def main(argv=None):
             runners["raycast2D (int poses)"] = (0.0, float("nan"), rc2d)
         for _, _, run in runners.values():  # warm up (compilation, caches)
             run(q[:2000])
-        times = {name: [] for name in runners}
-        results = {}
-        for _ in range(repeats):
-            for name, (_, _, run) in runners.items():
-                start = time.perf_counter()
-                results[name] = run(q)
-                times[name].append(time.perf_counter() - start)
-        exact = results["tilecast (exact)"]
-        base = len(q) / statistics.median(times["tilecast (exact)"])
+        calls = {name: partial(run, q) for name, (_, _, run) in runners.items()}
+        times = bench.interleave(calls, repeats, warmup=0, label=set_name)
+        exact = times[TILECAST].result
         # Agreement is judged on the rays every method models the same way:
         # starting in a free cell and stopping on the map (range_libc reports
         # max range for rays that leave the map, and handles starts inside
@@ -278,34 +272,19 @@ def main(argv=None):
         fair = comparable_rays(grid, q)
         shares.append((set_name, 100 * fair.mean()))
         for name, (setup, memory, _) in runners.items():
-            rate = len(q) / statistics.median(times[name])
-            diff = np.abs(results[name] - exact)[fair]
-            rows.append(
-                (
-                    set_name,
-                    name,
-                    rate / 1e6,
-                    rate / base,
-                    setup,
-                    memory,
-                    100 * np.mean(diff <= 1e-9),
-                    100 * np.mean(diff <= 2),
-                    100 * np.mean(diff > 10),
-                )
-            )
+            diff = np.abs(times[name].result - exact)[fair]
+            table.add(set_name, name, len(q) / times[name].median / 1e6, setup, memory,
+                      100 * np.mean(diff <= 1e-9), 100 * np.mean(diff <= 2),
+                      100 * np.mean(diff > 10))  # fmt: skip
     print()
     for set_name, share in shares:
+        report.note(f"comparable share, {set_name}", share)
         print(f"agreement on {set_name}: the {share:.1f}% of rays starting free, ending on the map")
-    print(
-        "| set | method | M rays/s | vs tilecast | setup s | memory MB "
-        "| within 1e-9 | within 2 cells | off > 10 cells |"
-    )
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
-    for r in rows:
-        print(
-            f"| {r[0]} | {r[1]} | {r[2]:.2f} | {r[3]:.2f}x | {r[4]:.2f} | {r[5]:.1f} "
-            f"| {r[6]:.1f}% | {r[7]:.1f}% | {r[8]:.2f}% |"
-        )
+    table.print()
+    report.save()
+
+
+TILECAST = "tilecast (exact)"
 
 
 if __name__ == "__main__":

@@ -38,16 +38,14 @@ two cores: figures are noisy, compare the ratios measured in one run.
 
 from __future__ import annotations
 
-import argparse
 import math
-import resource
-import statistics
 import sys
-import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
+import _harness as bench
 import tilecast
 
 MAX_RANGE = 500.0
@@ -154,10 +152,8 @@ def range_libc_frame(range_libc, occupied, free):
 
 def setup_range_libc(occupied, free, table):
     """Return (frame name, query converter, {method: caster}) or None without range_libc."""
-    try:
-        import range_libc
-    except ImportError:
-        print("range_libc not installed (pip install pyrangelibc-danieldugas): tilecast only")
+    range_libc = bench.optional("range_libc", "pip install pyrangelibc-danieldugas")
+    if range_libc is None:
         return None
     frame, convert, omap = range_libc_frame(range_libc, occupied, free)
     if frame is None:
@@ -169,9 +165,8 @@ def setup_range_libc(occupied, free, table):
         ("RM", lambda: range_libc.PyRayMarching(omap, int(MAX_RANGE))),
         ("GLT", lambda: range_libc.PyGiantLUTCast(omap, int(MAX_RANGE), 108)),
     ):
-        start = time.perf_counter()
-        casters[name] = make()
-        print(f"range_libc {name}: set-up {time.perf_counter() - start:.1f} s")
+        seconds, casters[name] = bench.time_once(make)
+        print(f"range_libc {name}: set-up {seconds:.1f} s")
         casters[name].set_sensor_model(np.ascontiguousarray(table))  # once: it appends rows
     return frame, convert, casters
 
@@ -235,25 +230,20 @@ def range_libc_methods(setup, table, angles, observed, log_table, observed_index
 
 
 # ---------------------------------------------------------------------- main
-def cpu_seconds():
-    """CPU time of this process, all threads: steadier than wall time on a shared machine."""
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="3 repeats")
+def main(argv=None):
+    parser = bench.arguments(__doc__, quick="3 repeats")
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--map", default=None, help=f"path of {MAP_NAME}")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    report = bench.start(__file__, args)
     repeats = 3 if args.quick else args.repeats
     name, occupied, free = load_map(args.map)
-    print(f"map: {name}; threads: {tilecast._threads.thread_count()}")
+    print(f"map: {name}")
     grid = tilecast.Grid(occupied, outside="solid")
     table = mit_table()
     log_table = np.log(table)
     setup = setup_range_libc(occupied, free, table)
+    special = bench.optional("scipy.special", "no NumPy beam model to compare with")
     for n_particles, n_beams in WORKLOADS:
         angles = np.linspace(-0.75 * np.pi, 0.75 * np.pi, n_beams)
         poses = particles(free, n_particles)
@@ -272,14 +262,12 @@ def main():
                 tilecast.scan_likelihood(grid, p, a, o, max_range=MAX_RANGE, model=m)
             ),
         }
-        try:
-            from scipy.special import erf
-
+        if special is not None:
             systems["scan_many + NumPy (BeamModel)"] = lambda p, a=angles, o=observed, m=model: (
-                numpy_beam_model(tilecast.scan_many(grid, p, a, MAX_RANGE), o, m, MAX_RANGE, erf)
+                numpy_beam_model(
+                    tilecast.scan_many(grid, p, a, MAX_RANGE), o, m, MAX_RANGE, special.erf
+                )
             )
-        except ImportError:
-            print("SciPy not installed: no NumPy beam model to compare with")
         peers = range_libc_methods(setup, table, angles, observed, log_table, observed_index)
         exact = tilecast.scan_many(grid, poses, angles, MAX_RANGE)
         reference = np.cumsum(log_table[observed_index[None, :], np.rint(exact).astype(int)],
@@ -303,39 +291,41 @@ def main():
                 off = np.abs(ranges(poses) - exact) > 2.0
                 print(f"  {peer}: {100 * off.mean():.2f} % of rays more than 2 px off the exact")
         runs = {**systems, **{peer: methods[0] for peer, methods in peers.items()}}
-        for run in runs.values():
-            run(poses)  # warm: compiled kernels, clearance map, caches
-        times = {label: [] for label in runs}
-        cpu = {label: [] for label in runs}
-        cold = {label: [] for label in runs}
-        for _ in range(repeats):
-            for label, run in runs.items():
-                # twice in a row: the first call follows the other systems' (GLT's
-                # 300 MB table evicts the caches), the second is a filter's loop
-                start = time.perf_counter()
-                run(poses)
-                cold[label].append(time.perf_counter() - start)
-                start, start_cpu = time.perf_counter(), cpu_seconds()
-                run(poses)
-                times[label].append(time.perf_counter() - start)
-                cpu[label].append(cpu_seconds() - start_cpu)
-        wall = {label: statistics.median(samples) for label, samples in times.items()}
-        work = {label: statistics.median(samples) for label, samples in cpu.items()}
-        first = {label: statistics.median(samples) for label, samples in cold.items()}
-        base, base_cpu = wall["scan_likelihood (table)"], work["scan_likelihood (table)"]
-        print(f"  {'system':<32} {'wall ms':>8} {'/ fused':>8} {'CPU ms':>8} {'/ fused':>8} "
-              f"{'cold ms':>8}")  # fmt: skip
+        # each system twice in a row per round: the first call follows the other
+        # systems' (GLT's 300 MB table evicts the caches), the second is a filter's loop
+        calls = {}
+        for label, run in runs.items():
+            calls[label, "cold"] = calls[label, "warm"] = partial(run, poses)
+        times = bench.interleave(calls, repeats, label=f"{n_particles} x {n_beams}")
+        speeds = report.table(
+            f"{n_particles} particles x {n_beams} beams",
+            ["system", bench.col("wall ms", ".2f"),
+             bench.ratio("/ fused", of="wall ms", baseline=FUSED, by="system", key="wall_ratio"),
+             bench.col("CPU ms", ".2f"),
+             bench.ratio("/ fused", of="CPU ms", baseline=FUSED, by="system", key="cpu_ratio"),
+             bench.col("cold ms", ".2f")],
+        )  # fmt: skip
         for label in runs:
-            print(f"  {label:<32} {1e3 * wall[label]:8.2f} {wall[label] / base:8.2f} "
-                  f"{1e3 * work[label]:8.2f} {work[label] / base_cpu:8.2f} "
-                  f"{1e3 * first[label]:8.2f}")  # fmt: skip
+            warm, cold = times[label, "warm"], times[label, "cold"]
+            speeds.add(label, 1e3 * warm.median, 1e3 * warm.cpu_median, 1e3 * cold.median)
+        print()
+        speeds.print()
+        print()
+        wall = {row["system"]: row["wall_ms"] for row in speeds.rows}
+        work = {row["system"]: row["cpu_ms"] for row in speeds.rows}
         for name in ("table", "BeamModel"):
             fused = f"scan_likelihood ({name})"
             split = "scan_many + NumPy" + ("" if name == "table" else " (BeamModel)")
             if split in wall:
                 by_wall, by_cpu = wall[fused] / wall[split], work[fused] / work[split]
+                report.note(f"{n_particles} x {n_beams}, {name}: fused / split, wall", by_wall)
+                report.note(f"{n_particles} x {n_beams}, {name}: fused / split, CPU", by_cpu)
                 print(f"  {name}: scan_likelihood / (scan_many + NumPy) = {by_wall:.2f} wall, "
                       f"{by_cpu:.2f} CPU")  # fmt: skip
+    report.save()
+
+
+FUSED = "scan_likelihood (table)"
 
 
 if __name__ == "__main__":

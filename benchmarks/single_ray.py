@@ -28,7 +28,8 @@ caves (256 x 256) and an open field with obstacles (1024 x 1024), each as
 ``Grid(walls, outside="solid")``. Query ends are free cells; points are cell
 centres plus random offsets (up to 0.45 cells) except in the roguelike turn,
 which works on cell centres. Ratio = tilecast / peer: below 1, tilecast is
-faster. The machine may be shared and noisy: read the ratios.
+faster. The machine may be shared and noisy: read the ratios. A peer that is
+not installed (tcod, pymunk) is not timed: its columns print ``-``.
 
     python benchmarks/single_ray.py            # full run (a few minutes)
     python benchmarks/single_ray.py --quick    # fewer queries and repeats (under a minute)
@@ -36,30 +37,25 @@ faster. The machine may be shared and noisy: read the ratios.
 
 from __future__ import annotations
 
-import argparse
-import gc
 import math
-import statistics
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
 
 import numpy as np
-import pymunk
-import tcod.constants
-import tcod.los
-import tcod.map
 from numpy.typing import NDArray
 
+import _harness as bench
 import tilecast
 from _maps import MAPS, Walls, free_cells
 
+tcod = bench.optional("tcod", "pip install tcod", also=["tcod.constants", "tcod.los", "tcod.map"])
+pymunk = bench.optional("pymunk", "pip install pymunk")
+
 Point = tuple[float, float]
 Cell = tuple[int, int]
-# A timed run returns the seconds spent, by part ("total" when it has no parts).
-Runner = Callable[[], dict[str, float]]
 
-SYMMETRIC = tcod.constants.FOV_SYMMETRIC_SHADOWCAST
 FOV_RADIUS = 8
 TURN_FOVS = 202
 TURN_SIGHTS = 200
@@ -128,15 +124,6 @@ def make_queries(
 
 
 # ------------------------------------------------------------------ runners
-def timed(body: Callable[[], object]) -> Runner:
-    def run() -> dict[str, float]:
-        start = time.perf_counter()
-        body()
-        return {"total": time.perf_counter() - start}
-
-    return run
-
-
 def tilecast_sight(grid: tilecast.Grid, q: Queries) -> Callable[[], list[bool]]:
     line_of_sight = tilecast.line_of_sight
     pairs = list(zip(q.starts, q.ends, strict=True))
@@ -171,7 +158,7 @@ def tilecast_cast(grid: tilecast.Grid, q: Queries) -> Callable[[], list[float]]:
     return run
 
 
-def pymunk_cast(space: pymunk.Space, q: Queries) -> Callable[[], list[float]]:
+def pymunk_cast(space: Any, q: Queries) -> Callable[[], list[float]]:
     query = space.segment_query_first
     everything = pymunk.ShapeFilter()
     rays = list(zip(q.starts, q.ends, q.lengths, strict=True))
@@ -228,90 +215,67 @@ def make_turns(rng: np.random.Generator, walls: Walls, free: NDArray[np.int64], 
     return turns
 
 
-def tilecast_turns(grid: tilecast.Grid, segments: NDArray[np.float64], turns: Turns) -> Runner:
+def play_turns(
+    turns: Turns,
+    fov_step: Callable[[list[Cell]], object],
+    sight_step: Callable[[Queries], object],
+    light_step: Callable[[Point], object],
+) -> Callable[[], bench.Parts]:
+    """The turns, timed by part: the FOVs, the line-of-sight checks, the light."""
+
+    def run() -> bench.Parts:
+        total = bench.Parts(fov=0.0, sight=0.0, light=0.0)
+        for cells, sights, light in zip(turns.fov_cells, turns.sights, turns.lights, strict=True):
+            steps = {"fov": partial(fov_step, cells), "sight": partial(sight_step, sights),
+                     "light": partial(light_step, light)}  # fmt: skip
+            for part, seconds in bench.time_parts(steps).items():
+                total[part] += seconds
+        return total
+
+    return run
+
+
+def tilecast_turns(
+    grid: tilecast.Grid, segments: NDArray[np.float64], turns: Turns
+) -> Callable[[], bench.Parts]:
+    """The turns as tilecast plays them: fov, line_of_sight, visibility_polygon."""
     fov, line_of_sight = tilecast.fov, tilecast.line_of_sight
     visibility_polygon = tilecast.visibility_polygon
 
-    def run() -> dict[str, float]:
-        parts = {"fov": 0.0, "sight": 0.0, "light": 0.0}
-        for cells, sights, light in zip(turns.fov_cells, turns.sights, turns.lights, strict=True):
-            t0 = time.perf_counter()
-            for cell in cells:
-                fov(grid, cell, FOV_RADIUS)
-            t1 = time.perf_counter()
-            for a, b in zip(sights.starts, sights.ends, strict=True):
-                line_of_sight(grid, a, b)
-            t2 = time.perf_counter()
-            visibility_polygon(segments, light, radius=FOV_RADIUS)
-            t3 = time.perf_counter()
-            parts["fov"] += t1 - t0
-            parts["sight"] += t2 - t1
-            parts["light"] += t3 - t2
-        return parts
+    def fovs(cells: list[Cell]) -> None:
+        for cell in cells:
+            fov(grid, cell, FOV_RADIUS)
 
-    return run
+    def sight(q: Queries) -> None:
+        for a, b in zip(q.starts, q.ends, strict=True):
+            line_of_sight(grid, a, b)
+
+    def light(at: Point) -> None:
+        visibility_polygon(segments, at, radius=FOV_RADIUS)
+
+    return play_turns(turns, fovs, sight, light)
 
 
-def tcod_turns(walls: Walls, turns: Turns) -> Runner:
+def tcod_turns(walls: Walls, turns: Turns) -> Callable[[], bench.Parts]:
+    """The same turns with tcod: compute_fov (symmetric shadowcasting) and Bresenham checks."""
     transparency = ~walls
     compute_fov, bresenham = tcod.map.compute_fov, tcod.los.bresenham
+    symmetric = tcod.constants.FOV_SYMMETRIC_SHADOWCAST
 
-    def run() -> dict[str, float]:
-        parts = {"fov": 0.0, "sight": 0.0, "light": 0.0}
-        for cells, sights, light in zip(turns.fov_cells, turns.sights, turns.lights, strict=True):
-            t0 = time.perf_counter()
-            for i, j in cells:
-                compute_fov(transparency, (j, i), radius=FOV_RADIUS, algorithm=SYMMETRIC)
-            t1 = time.perf_counter()
-            for a, b in zip(sights.start_cells, sights.end_cells, strict=True):
-                inner = bresenham(a, b)[1:-1]
-                _ = not walls[inner[:, 1], inner[:, 0]].any()
-            t2 = time.perf_counter()
-            i, j = int(light[0]), int(light[1])
-            compute_fov(transparency, (j, i), radius=FOV_RADIUS, algorithm=SYMMETRIC)
-            t3 = time.perf_counter()
-            parts["fov"] += t1 - t0
-            parts["sight"] += t2 - t1
-            parts["light"] += t3 - t2
-        return parts
+    def fovs(cells: list[Cell]) -> None:
+        for i, j in cells:
+            compute_fov(transparency, (j, i), radius=FOV_RADIUS, algorithm=symmetric)
 
-    return run
+    def sight(q: Queries) -> None:
+        for a, b in zip(q.start_cells, q.end_cells, strict=True):
+            inner = bresenham(a, b)[1:-1]
+            _ = not walls[inner[:, 1], inner[:, 0]].any()
 
+    def light(at: Point) -> None:
+        i, j = int(at[0]), int(at[1])
+        compute_fov(transparency, (j, i), radius=FOV_RADIUS, algorithm=symmetric)
 
-def interleaved(
-    workloads: dict[str, dict[str, Runner]], repeats: int
-) -> dict[str, dict[str, dict[str, float]]]:
-    """Median seconds of each part of each system's run, all systems interleaved.
-
-    Every repeat runs every workload's systems one after the other (their
-    order alternating between repeats), so slow phases of a shared machine
-    hit all of them alike.
-    """
-    for systems in workloads.values():  # warm up: compile or load every kernel
-        for run in systems.values():
-            run()
-    samples: dict[str, dict[str, dict[str, list[float]]]] = {
-        w: {s: {} for s in systems} for w, systems in workloads.items()
-    }
-    gc_was_enabled = gc.isenabled()
-    try:
-        for r in range(repeats):
-            for w, systems in workloads.items():
-                order = list(systems.items())
-                for s, run in order if r % 2 == 0 else order[::-1]:
-                    gc.collect()
-                    gc.disable()
-                    parts = run()
-                    gc.enable()
-                    for part, seconds in parts.items():
-                        samples[w][s].setdefault(part, []).append(seconds)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
-    return {
-        w: {s: {p: statistics.median(v) for p, v in parts.items()} for s, parts in by.items()}
-        for w, by in samples.items()
-    }
+    return play_turns(turns, fovs, sight, light)
 
 
 # -------------------------------------------------------------------- report
@@ -323,14 +287,14 @@ def same_answer(a: list[float], b: list[float], tol: float = 1e-9) -> float:
     return agree / len(a)
 
 
-def build_space(segments: NDArray[np.float64]) -> pymunk.Space:
+def build_space(segments: NDArray[np.float64]) -> Any:
     space = pymunk.Space()
     body = space.static_body
     space.add(*(pymunk.Segment(body, (x0, y0), (x1, y1), 0) for (x0, y0), (x1, y1) in segments))
     return space
 
 
-def bench_map(name: str, walls: Walls, quick: bool, seed: int) -> None:
+def bench_map(report: bench.Report, name: str, walls: Walls, quick: bool, seed: int) -> None:
     n = 300 if quick else 2000
     repeats = 3 if quick else 9
     n_turns = 1 if quick else 3
@@ -338,9 +302,7 @@ def bench_map(name: str, walls: Walls, quick: bool, seed: int) -> None:
     grid = tilecast.Grid(walls, outside="solid")
     free = free_cells(walls)
     segments = tilecast.wall_segments(grid)
-    start = time.perf_counter()
-    space = build_space(segments)
-    space_s = time.perf_counter() - start
+    space_s, space = bench.time_once(lambda: build_space(segments) if pymunk else None)
     rows, cols = walls.shape
     far = 0.9 * math.hypot(rows, cols)
     sight = make_queries(rng, walls, free, n, 0.5, 8.0)
@@ -351,65 +313,84 @@ def bench_map(name: str, walls: Walls, quick: bool, seed: int) -> None:
     }
     turns = make_turns(rng, walls, free, n_turns)
 
-    los = {"tilecast": tilecast_sight(grid, sight), "peer": tcod_sight(walls, sight)}
-    casts = {g: {"tilecast": tilecast_cast(grid, q), "peer": pymunk_cast(space, q)}
-             for g, q in groups.items()}  # fmt: skip
+    # the systems by workload; a peer that is not installed has no entry
     medium = groups["medium (8-64 tiles)"]
-    single = {"tilecast": cast_batches_of_one(grid, medium), "peer": cast_one_by_one(grid, medium)}
-    workloads: dict[str, dict[str, Runner]] = {
-        "los": {s: timed(f) for s, f in los.items()},
-        **{g: {s: timed(f) for s, f in by.items()} for g, by in casts.items()},
-        "single": {s: timed(f) for s, f in single.items()},
-        "turn": {
-            "tilecast": tilecast_turns(grid, segments, turns),
-            "peer": tcod_turns(walls, turns),
-        },
-    }
+    workloads: dict[str, dict[str, Callable[[], Any]]] = {
+        "los": {"tilecast": tilecast_sight(grid, sight)},
+        **{g: {"tilecast": tilecast_cast(grid, q)} for g, q in groups.items()},
+        "single": {"tilecast": cast_batches_of_one(grid, medium),
+                   "peer": cast_one_by_one(grid, medium)},
+        "turn": {"tilecast": tilecast_turns(grid, segments, turns)},
+    }  # fmt: skip
+    if tcod is not None:
+        workloads["los"]["peer"] = tcod_sight(walls, sight)
+        workloads["turn"]["peer"] = tcod_turns(walls, turns)
+    if pymunk is not None:
+        for g, q in groups.items():
+            workloads[g]["peer"] = pymunk_cast(space, q)
     # answers, once (untimed): the sanity columns
-    agree = {"los": same_answer([float(v) for v in los["tilecast"]()],
-                                [float(v) for v in los["peer"]()], 0.0)}  # fmt: skip
+    answers = {w: {s: run() for s, run in by.items()} for w, by in workloads.items() if w != "turn"}
+    agree: dict[str, float | None] = {w: None for w in answers}
     hit_share = {}
-    for g, by in casts.items():
-        ours = by["tilecast"]()
-        agree[g] = same_answer(ours, by["peer"]())
+    for w, got in answers.items():
+        if "peer" in got:
+            tol = 0.0 if w in ("los", "single") else 1e-9
+            agree[w] = same_answer([float(v) for v in got["tilecast"]],
+                                   [float(v) for v in got["peer"]], tol)  # fmt: skip
+    for g in groups:
+        ours = answers[g]["tilecast"]
         hit_share[g] = sum(d < math.inf for d in ours) / len(ours)
-    agree["single"] = same_answer(single["tilecast"](), single["peer"](), 0.0)
 
-    med = interleaved(workloads, repeats)
+    flat = {(w, s): run for w, by in workloads.items() for s, run in by.items()}
+    times = bench.interleave(flat, repeats, alternate=True, gc_off=True, label=name)
 
     hits = sum(len(v) for v in turns.fov_cells)
     print(f"### {name}\n")
+    pymunk_note = f"pymunk space built in {1e3 * space_s:.0f} ms" if pymunk else "no pymunk"
     print(
         f"{100 * walls.mean():.1f} % walls, {len(segments):,} wall segments "
-        f"(pymunk space built in {1e3 * space_s:.0f} ms); {n} queries per group, "
+        f"({pymunk_note}); {n} queries per group, "
         f"{repeats} repeats, {n_turns} turn(s) per repeat.\n"
     )
-    print("| workload | tilecast µs/call | peer | peer µs/call | ratio | target | same answer |")
-    print("|---|---:|---|---:|---:|---|---:|")
+    table = report.table(
+        name,
+        ["workload", bench.col("tilecast µs/call", ".2f"), "peer",
+         bench.col("peer µs/call", ".2f"), bench.col("ratio", ".2f"), "target",
+         bench.col("same answer", ".1f", " %")],
+    )  # fmt: skip
 
-    def row(label: str, ours: float, peer_name: str, theirs: float, target: str, same: str) -> None:
-        ratio = ours / theirs
-        print(
-            f"| {label} | {1e6 * ours:.2f} | {peer_name} | {1e6 * theirs:.2f} | {ratio:.2f} "
-            f"| {target} | {same} |"
-        )
+    def row(
+        label: str, ours: float | None, peer_name: str, theirs: float | None, target: str,
+        same: float | None,
+    ) -> None:  # fmt: skip
+        def us(seconds: float | None) -> float | None:
+            return None if seconds is None else 1e6 * seconds
 
-    def per_call(workload: str, system: str, calls: int, part: str = "total") -> float:
-        return med[workload][system][part] / calls
+        ratio = None if ours is None or theirs is None else ours / theirs
+        table.add(label, us(ours), peer_name, us(theirs), ratio, target,
+                  None if same is None else 100 * same)  # fmt: skip
+
+    def per_call(workload: str, system: str, calls: int, part: str = "") -> float | None:
+        """Median seconds per call (of a part of the run); None for a peer not installed."""
+        timing = times.get((workload, system))
+        if timing is None:
+            return None
+        return (timing.part(part) if part else timing.median) / calls
 
     row("line_of_sight, short (≤ 8 tiles)", per_call("los", "tilecast", n),
         "tcod bresenham + NumPy", per_call("los", "peer", n), "ratio ≤ 1",
-        f"{100 * agree['los']:.1f} %")  # fmt: skip
+        agree["los"])  # fmt: skip
     for g in groups:
         row(f"raycast, {g}, {100 * hit_share[g]:.0f} % hit", per_call(g, "tilecast", n),
             "pymunk segment_query_first", per_call(g, "peer", n), "ratio ≤ 1",
-            f"{100 * agree[g]:.1f} %")  # fmt: skip
+            agree[g])  # fmt: skip
     row("raycast_many of 1 ray (medium)", per_call("single", "tilecast", n),
         "tilecast raycast (same ray)", per_call("single", "peer", n), "≤ 5 µs and ratio ≤ 3",
-        f"{100 * agree['single']:.1f} %")  # fmt: skip
-    turn = {s: sum(parts.values()) / n_turns for s, parts in med["turn"].items()}
+        agree["single"])  # fmt: skip
+    turn = {s: sum(t.part(p) for p in t.parts) / n_turns for (w, s), t in times.items()
+            if w == "turn"}  # fmt: skip
     row("roguelike turn (µs per turn)", turn["tilecast"], "tcod (203 compute_fov + 200 LOS)",
-        turn["peer"], "ratio ≤ 1", "")  # fmt: skip
+        turn.get("peer"), "ratio ≤ 1", None)  # fmt: skip
     counts = {"fov": hits // n_turns, "sight": TURN_SIGHTS, "light": 1}
     labels = {
         "fov": ("· fov radius 8 (per call)", "tcod compute_fov r=8"),
@@ -419,24 +400,27 @@ def bench_map(name: str, walls: Walls, quick: bool, seed: int) -> None:
     for part, (ours, theirs) in labels.items():
         calls = n_turns * counts[part]
         row(ours, per_call("turn", "tilecast", calls, part), theirs,
-            per_call("turn", "peer", calls, part), "", "")  # fmt: skip
+            per_call("turn", "peer", calls, part), "", None)  # fmt: skip
+    table.print()
     print()
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer queries and repeats")
+    parser = bench.arguments(__doc__, quick="fewer queries and repeats")
     parser.add_argument("--seed", type=int, default=14, help="seed of the queries")
     args = parser.parse_args(argv)
+    report = bench.start(__file__, args)
     print(
-        f"tilecast {tilecast.__version__}, tcod {tcod.__version__}, pymunk {pymunk.version}, "
+        f"tilecast {tilecast.__version__}, tcod {tcod.__version__ if tcod else '-'}, "
+        f"pymunk {pymunk.version if pymunk else '-'}, "
         f"numpy {np.__version__}; ratio = tilecast / peer (below 1: tilecast is faster). "
         "'same answer': line_of_sight vs Bresenham (they may differ: Bresenham is not exact), "
         "raycast vs pymunk (hit/miss and distance within 1e-9), raycast_many vs raycast "
         "(bit for bit).\n"
     )
     for k, (name, make) in enumerate(MAPS.items()):
-        bench_map(name, make(), args.quick, args.seed + k)
+        bench_map(report, name, make(), args.quick, args.seed + k)
+    report.save()
 
 
 if __name__ == "__main__":

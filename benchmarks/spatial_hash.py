@@ -12,19 +12,14 @@ uniform directions. Systems interleaved per repeat; medians reported.
 
 from __future__ import annotations
 
-import argparse
 import math
-import statistics
-import time
 
 import numpy as np
 
+import _harness as bench
 from tilecast import SpatialHash, circle_intersects_rect
 
-try:
-    from rtree import index as rtree_index
-except ImportError:  # pragma: no cover
-    rtree_index = None
+rtree_index = bench.optional("rtree.index", "pip install rtree")
 
 
 def make_boxes(n: int) -> np.ndarray:
@@ -43,20 +38,24 @@ def make_queries(q: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return centers, rects, dirs
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args()
+def main(argv: list[str] | None = None) -> None:
+    args = bench.arguments(__doc__, quick="fewer queries").parse_args(argv)
+    report = bench.start(__file__, args)
     q = 300 if args.quick else 2000
     repeats = 3 if args.quick else 5
     print(f"{q} queries per kind, median of {repeats} interleaved repeats\n")
-    print("| objects | query | system | queries / s | vs brute force |")
-    print("|---:|---|---|---:|---:|")
+    table = report.table(
+        "spatial hash",
+        [bench.col("objects", ","), "query", "system", bench.col("queries / s", ",.0f"),
+         bench.ratio("vs brute force", of="queries / s", baseline="brute force", by="system",
+                     within=("objects", "query"), fmt=".1f")],
+    )  # fmt: skip
     for n in (10_000, 100_000):
-        bench(n, q, repeats)
+        run(table, n, q, repeats)
+    report.save()
 
 
-def bench(n: int, q: int, repeats: int) -> None:
+def run(table: bench.Table, n: int, q: int, repeats: int) -> None:
     boxes = make_boxes(n)
     world = SpatialHash(8.0)
     for k, b in enumerate(boxes.tolist()):
@@ -124,15 +123,10 @@ def bench(n: int, q: int, repeats: int) -> None:
         kinds["rect"]["rtree"] = rtree_rect
         kinds["circle"]["rtree + exact filter"] = rtree_circle
     for kind, systems in kinds.items():
-        times: dict[str, list[float]] = {name: [] for name in systems}
-        for _ in range(repeats):
-            for name, fn in systems.items():
-                t0 = time.perf_counter()
-                fn()
-                times[name].append(time.perf_counter() - t0)
-        qps = {name: q / statistics.median(v) for name, v in times.items()}
-        for name, rate in qps.items():
-            print(f"| {n:,} | {kind} | {name} | {rate:,.0f} | {rate / qps['brute force']:.1f}x |")
+        times = bench.interleave(systems, repeats, warmup=0, label=f"{n:,} objects, {kind}")
+        for name, timing in times.items():
+            table.add(n, kind, name, q / timing.median)
+        table.print()
 
 
 if __name__ == "__main__":

@@ -32,14 +32,12 @@ Batch section (compiled, parallel over rays), interleaved the same way:
 
 from __future__ import annotations
 
-import argparse
 import math
 import statistics
-import time
 
-import numba
 import numpy as np
 
+import _harness as bench
 from tilecast import TileMap, TileSet, line, raycast, raycast_many
 from tilecast.batch import clearance_map, tile_info_map
 
@@ -103,7 +101,30 @@ def run_bresenham(solid, origins, directions):
     return out
 
 
-def bench(empty: float, count: int, repeats: int) -> None:
+def speed_table(
+    report: bench.Report,
+    heading: str,
+    times: dict[str, bench.Timing],
+    count: int,
+    baseline: str,
+    memory: dict[str, int],
+    memory_title: str,
+) -> None:
+    """Print one section: its heading, then rays/s, the ratio to the pixel grid, memory in KiB."""
+    name = heading.split("**")[1]
+    print(f"\n{heading}\n")
+    table = report.table(
+        name,
+        ["system", bench.col("rays/s", ",.0f"),
+         bench.ratio("vs pixel grid", of="rays/s", baseline=baseline, by="system"),
+         bench.col(memory_title, ",.0f", " KiB")],
+    )  # fmt: skip
+    for system, timing in times.items():
+        table.add(system, count / timing.median, memory[system] / 1024)
+    table.print()
+
+
+def single(report: bench.Report, empty: float, count: int, repeats: int) -> None:
     tmap = tilemap(empty)
     pixels = tmap.to_pixel_grid()
     origins, directions = rays(tmap, count)
@@ -130,33 +151,20 @@ def bench(empty: float, count: int, repeats: int) -> None:
         "raycast(to_pixel_grid())": lambda: run_raycast(pixels, origins, directions),
         "Bresenham line + pixel test": lambda: run_bresenham(pixels.solid, origins, directions),
     }
-    times: dict[str, list[float]] = {name: [] for name in systems}
-    for _ in range(repeats):
-        for name, run in systems.items():
-            start = time.perf_counter()
-            run()
-            times[name].append(time.perf_counter() - start)
-
+    times = bench.interleave(systems, repeats, warmup=0, label=f"single, {empty:.0%} empty")
     tile_arrays = _tile_arrays(tmap)
     memory = {
         "raycast(TileMap), two-level": sum(a.nbytes for a in tile_arrays),
         "raycast(to_pixel_grid())": pixels.solid.nbytes,
         "Bresenham line + pixel test": pixels.solid.nbytes,
     }
-    base = statistics.median(times["raycast(to_pixel_grid())"])
-    print(
-        f"\n**{empty:.0%} of cells without a tile** ({tmap.rows} x {tmap.cols} tiles of "
+    heading = (
+        f"**{empty:.0%} of cells without a tile** ({tmap.rows} x {tmap.cols} tiles of "
         f"{TILE} x {TILE} px, {count:,} rays of at most {MAX_PIXELS:.0f} px, mean length "
-        f"{mean_distance:.0f} px; median of {repeats} interleaved repeats)\n"
+        f"{mean_distance:.0f} px; median of {repeats} interleaved repeats)"
     )
-    print("| system | rays/s | vs pixel grid | map memory |")
-    print("|---|---:|---:|---:|")
-    for name, samples in times.items():
-        median = statistics.median(samples)
-        print(
-            f"| {name} | {count / median:,.0f} | {base / median:.2f}x | "
-            f"{memory[name] / 1024:,.0f} KiB |"
-        )
+    speed_table(report, heading, times, count, "raycast(to_pixel_grid())", memory, "map memory")
+    report.note(f"Bresenham agreement, {empty:.0%} empty", agree)
     print(f"\nBresenham's first solid pixel is the exact hit pixel on {agree:.1%} of rays.")
 
 
@@ -172,7 +180,7 @@ def _tile_arrays(tmap: TileMap) -> tuple[np.ndarray, ...]:
     )
 
 
-def bench_batch(empty: float, count: int, repeats: int) -> None:
+def batch(report: bench.Report, empty: float, count: int, repeats: int) -> None:
     tmap = tilemap(empty)
     pixels = tmap.to_pixel_grid()
     origins, directions = rays(tmap, count, seed=777)
@@ -196,12 +204,7 @@ def bench_batch(empty: float, count: int, repeats: int) -> None:
             pixels, origins, directions, MAX_PIXELS
         ),
     }
-    times: dict[str, list[float]] = {name: [] for name in systems}
-    for _ in range(repeats):
-        for name, run in systems.items():
-            start = time.perf_counter()
-            run()
-            times[name].append(time.perf_counter() - start)
+    times = bench.interleave(systems, repeats, warmup=0, label=f"batch, {empty:.0%} empty")
     memory = {
         # tile arrays, the tile info map, and the pixel clearance (int8 per
         # quadrant and pixel of each variant in use)
@@ -210,33 +213,26 @@ def bench_batch(empty: float, count: int, repeats: int) -> None:
         + 4 * tmap.variant_masks.size,
         "raycast_many(to_pixel_grid())": pixels.solid.nbytes + clearance_map(pixels).nbytes,
     }
-    base = statistics.median(times["raycast_many(to_pixel_grid())"])
-    print(
-        f"\n**Batch, {empty:.0%} of cells without a tile** ({count:,} rays of at most "
-        f"{MAX_PIXELS:.0f} px, mean length {mean_distance:.0f} px; {numba.get_num_threads()} "
-        f"threads; median of {repeats} interleaved repeats)\n"
+    heading = (
+        f"**Batch, {empty:.0%} of cells without a tile** ({count:,} rays of at most "
+        f"{MAX_PIXELS:.0f} px, mean length {mean_distance:.0f} px; {bench.thread_count()} "
+        f"threads; median of {repeats} interleaved repeats)"
     )
-    print("| system | rays/s | vs pixel grid | map + acceleration memory |")
-    print("|---|---:|---:|---:|")
-    for name, samples in times.items():
-        median = statistics.median(samples)
-        print(
-            f"| {name} | {count / median:,.0f} | {base / median:.2f}x | "
-            f"{memory[name] / 1024:,.0f} KiB |"
-        )
+    speed_table(report, heading, times, count, "raycast_many(to_pixel_grid())", memory,
+                "map + acceleration memory")  # fmt: skip
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args()
+def main(argv: list[str] | None = None) -> None:
+    args = bench.arguments(__doc__, quick="fewer rays and repeats").parse_args(argv)
+    report = bench.start(__file__, args)
     count = 300 if args.quick else 3_000
     batch_count = 20_000 if args.quick else 200_000
     repeats = 3 if args.quick else 5
     for empty in (0.55, 0.9):
-        bench(empty, count, repeats)
+        single(report, empty, count, repeats)
     for empty in (0.55, 0.9):
-        bench_batch(empty, batch_count, repeats)
+        batch(report, empty, batch_count, repeats)
+    report.save()
 
 
 if __name__ == "__main__":

@@ -7,13 +7,12 @@ boxes (N obstacle segments), observer at a free point; timings interleaved
 
 from __future__ import annotations
 
-import argparse
-import statistics
-import time
-
 import numpy as np
 
+import _harness as bench
 import tilecast as tc
+
+pv = bench.optional("pyvispoly")
 
 
 def scene(n_segments: int, seed: int = 12345):
@@ -39,61 +38,55 @@ def scene(n_segments: int, seed: int = 12345):
     return np.array(walls, dtype=float), boxes, observer
 
 
-def timed(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return times
+def cgal_systems(pv, boxes, p):
+    """CGAL's set-up (the polygon with holes, the calculator) and one query on the latest one."""
+    built = {}
+
+    def setup():
+        outer = pv.Polygon([pv.Point(*v) for v in [(0, 0), (1000, 0), (1000, 1000), (0, 1000)]])
+        holes = [pv.Polygon([pv.Point(*v) for v in b[::-1]]) for b in boxes]
+        built["calc"] = pv.VisibilityPolygonCalculator(pv.PolygonWithHoles(outer, holes))
+
+    def query():
+        return built["calc"].compute_visibility_polygon(pv.Point(*p))
+
+    return {"cgal setup": setup, "cgal": query}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args()
+def main(argv: list[str] | None = None) -> None:
+    args = bench.arguments(__doc__, quick="N = 100 and 1000, 3 repeats").parse_args(argv)
+    report = bench.start(__file__, args)
     sizes = [100, 1000] if args.quick else [100, 1000, 10000]
     repeats = 3 if args.quick else 7
-    try:
-        import pyvispoly as pv
-    except ImportError:
-        pv = None
-    print("| N | tilecast sweep (ms) | CGAL query (ms) | CGAL setup (ms) | rays fan (ms) "
-          "| sweep / CGAL | area rel. diff vs CGAL |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|")
+    table = report.table(
+        "visibility",
+        ["N", bench.col("tilecast sweep (ms)", ".2f"), bench.col("CGAL query (ms)", ".2f"),
+         bench.col("CGAL setup (ms)", ".1f"), bench.col("rays fan (ms)", ".1f"),
+         bench.col("sweep / CGAL", ".2f"), bench.col("area rel. diff vs CGAL", ".1e")],
+    )  # fmt: skip
     for n in sizes:
         walls, boxes, p = scene(n)
         tc.visibility_polygon(walls[:8], p)  # compile outside the timing
-        sweep_t, cgal_t, setup_t, rays_t = [], [], [], []
-        calc = None
-        for _ in range(repeats):
-            sweep_t += timed(lambda walls=walls, p=p: tc.visibility_polygon(walls, p), 1)
-            if pv is not None:
-                t = time.perf_counter()
-                outer = pv.Polygon(
-                    [pv.Point(*v) for v in [(0, 0), (1000, 0), (1000, 1000), (0, 1000)]]
-                )
-                holes = [pv.Polygon([pv.Point(*v) for v in b[::-1]]) for b in boxes]
-                calc = pv.VisibilityPolygonCalculator(pv.PolygonWithHoles(outer, holes))
-                setup_t.append(time.perf_counter() - t)
-                cgal_t += timed(
-                    lambda calc=calc, p=p: calc.compute_visibility_polygon(pv.Point(*p)), 1
-                )
-            if n <= 1000 or not args.quick:
-                rays_t += timed(
-                    lambda walls=walls, p=p: tc.visibility_polygon(walls, p, method="rays"), 1
-                )
+        systems = {"sweep": lambda walls=walls, p=p: tc.visibility_polygon(walls, p)}
+        if pv is not None:
+            systems.update(cgal_systems(pv, boxes, p))
+        if n <= 1000 or not args.quick:
+            systems["rays"] = lambda walls=walls, p=p: tc.visibility_polygon(
+                walls, p, method="rays"
+            )
+        times = bench.interleave(systems, repeats, warmup=0, label=f"N = {n}")
+        ms = {name: 1e3 * t.median for name, t in times.items()}
         poly = tc.visibility_polygon(walls, p)
         x, y = poly.T
         area = float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) / 2
-        med = lambda v: statistics.median(v) * 1e3 if v else float("nan")  # noqa: E731
-        if calc is not None:
-            cgal_area = float(calc.compute_visibility_polygon(pv.Point(*p)).area())
+        diff = None
+        if pv is not None:
+            cgal_area = float(times["cgal"].result.area())
             diff = abs(area - cgal_area) / cgal_area
-        else:
-            diff = float("nan")
-        print(f"| {n} | {med(sweep_t):.2f} | {med(cgal_t):.2f} | {med(setup_t):.1f} | "
-              f"{med(rays_t):.1f} | {med(sweep_t) / med(cgal_t):.2f} | {diff:.1e} |")  # fmt: skip
+        table.add(n, ms["sweep"], ms.get("cgal"), ms.get("cgal setup"), ms.get("rays"),
+                  ms["sweep"] / ms["cgal"] if "cgal" in ms else None, diff)  # fmt: skip
+        table.print()
+    report.save()
 
 
 if __name__ == "__main__":

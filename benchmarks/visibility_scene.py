@@ -20,17 +20,14 @@ once) when it is installed. The machines here are shared: figures are noisy.
 
 from __future__ import annotations
 
-import argparse
 import statistics
-import time
-from collections.abc import Callable
 from functools import partial
 
 import numpy as np
 
+import _harness as bench
 import tilecast as tc
 from _maps import caves, free_cells, open_field, rooms_and_corridors
-from tilecast._threads import thread_count
 
 ROUNDS = 3
 MAPS = {
@@ -46,8 +43,9 @@ def observers(walls: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray
     return free[rng.integers(len(free), size=n)] + rng.random((n, 2))
 
 
-def boxes_vs_cgal(n_segments: int, queries: int) -> None:
+def boxes_vs_cgal(table: bench.Table, n_segments: int, queries: int) -> None:
     """The standard workload (a room with boxes, benchmarks/visibility.py) against pyvispoly."""
+    from visibility import pv
     from visibility import scene as boxes_scene
 
     walls, boxes, _ = boxes_scene(n_segments)
@@ -58,29 +56,30 @@ def boxes_vs_cgal(n_segments: int, queries: int) -> None:
         (x0, y0), (x1, y1) = b[0], b[2]
         inside |= (pts[:, 0] >= x0) & (pts[:, 0] <= x1) & (pts[:, 1] >= y0) & (pts[:, 1] <= y1)
     pts = pts[~inside][:queries]
-    start = time.perf_counter()
-    prepared = tc.VisibilityScene(walls.reshape(-1, 2, 2))
-    prep = time.perf_counter() - start
-    ours = [_timed(lambda p=p: prepared.polygon(p)) for p in pts]
-    line = f"| boxes {n_segments} | {1e3 * prep:.1f} | {1e6 * statistics.median(ours):.0f}"
-    try:
-        import pyvispoly as pv
-    except ImportError:
-        print(line + " | (pyvispoly not installed) | |")
-        return
-    start = time.perf_counter()
-    outer = pv.Polygon([pv.Point(*v) for v in [(0, 0), (1000, 0), (1000, 1000), (0, 1000)]])
-    holes = [pv.Polygon([pv.Point(*v) for v in b[::-1]]) for b in boxes]
-    calc = pv.VisibilityPolygonCalculator(pv.PolygonWithHoles(outer, holes))
-    cgal_prep = time.perf_counter() - start
-    cgal = [_timed(lambda p=p: calc.compute_visibility_polygon(pv.Point(*p))) for p in pts]
-    print(f"{line} | {1e3 * cgal_prep:.1f} | {1e6 * statistics.median(cgal):.0f} |")
+    prep, prepared = bench.time_once(lambda: tc.VisibilityScene(walls.reshape(-1, 2, 2)))
+    ours = statistics.median(bench.per_call(prepared.polygon, pts))
+    cgal_prep = cgal = float("nan")  # printed "-" without pyvispoly
+    if pv is not None:
+
+        def setup():
+            outer = pv.Polygon([pv.Point(*v) for v in [(0, 0), (1000, 0), (1000, 1000), (0, 1000)]])
+            holes = [pv.Polygon([pv.Point(*v) for v in b[::-1]]) for b in boxes]
+            return pv.VisibilityPolygonCalculator(pv.PolygonWithHoles(outer, holes))
+
+        cgal_prep, calc = bench.time_once(setup)
+        query = calc.compute_visibility_polygon
+        cgal = statistics.median(bench.per_call(lambda p: query(pv.Point(*p)), pts))
+    table.add(f"boxes {n_segments}", 1e3 * prep, 1e6 * ours, 1e3 * cgal_prep, 1e6 * cgal)
+    table.print()
 
 
-def lights(rng: np.random.Generator, n: int, n_full: int) -> None:
+def lights(report: bench.Report, rng: np.random.Generator, n: int, n_full: int) -> None:
     """Queries with a radius (a light), the scene's against visibility_polygon's."""
-    print("| map | radius (cells) | scene median us | visibility_polygon median us | speed-up |")
-    print("|---|---:|---:|---:|---:|")
+    table = report.table(
+        "lights",
+        ["map", bench.col("radius (cells)", "g"), bench.col("scene median us", ".1f"),
+         bench.col("visibility_polygon median us", ".0f"), bench.col("speed-up", ".1f", "x")],
+    )  # fmt: skip
     for name in ("rooms 160", "open 1024"):
         walls = MAPS[name]()
         segments = tc.wall_segments(tc.Grid(walls, outside="solid"))
@@ -89,51 +88,35 @@ def lights(rng: np.random.Generator, n: int, n_full: int) -> None:
         for radius in (10.0, 30.0):
             light = partial(scene.polygon, radius=radius)
             light(pts[0])
-            s = statistics.median(_per_call(light, pts))
+            s = statistics.median(bench.per_call(light, pts))
             full = partial(tc.visibility_polygon, segments, radius=radius)
-            f = statistics.median(_per_call(full, pts[:n_full]))
-            print(f"| {name} | {radius:g} | {1e6 * s:.1f} | {1e6 * f:.0f} | {f / s:.1f}x |")
-
-
-def _per_call(fn: Callable[[np.ndarray], object], points: np.ndarray) -> list[float]:
-    """The time of each call ``fn(p)`` over the points, in seconds."""
-    times = []
-    for p in points:
-        start = time.perf_counter()
-        fn(p)
-        times.append(time.perf_counter() - start)
-    return times
-
-
-def _timed(fn: object) -> float:
-    start = time.perf_counter()
-    fn()  # type: ignore[operator]
-    return time.perf_counter() - start
+            f = statistics.median(bench.per_call(full, pts[:n_full]))
+            table.add(name, radius, 1e6 * s, 1e6 * f, f / s)
+            table.print()
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer queries")
-    args = parser.parse_args(argv)
+    args = bench.arguments(__doc__, quick="fewer queries").parse_args(argv)
+    report = bench.start(__file__, args)
     n_single = 200 if args.quick else 2000
     n_full = 10 if args.quick else 40
     n_batch = 2000 if args.quick else 10000
     rng = np.random.default_rng(12345)
-    print(f"threads: {thread_count()}")
-    print(
-        "| map | segments | prepare ms | first pass median us | scene median us "
-        "| in a row median us | visibility_polygon median us | speed-up | polygons(10k) s "
-        "| loop(10k) s | batch speed-up |"
-    )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    table = report.table(
+        "maps",
+        ["map", bench.col("segments", ","), bench.col("prepare ms", ".1f"),
+         bench.col("first pass median us", ".1f"), bench.col("scene median us", ".1f"),
+         bench.col("in a row median us", ".1f"), bench.col("visibility_polygon median us", ".0f"),
+         bench.col("speed-up", ".0f", "x"), bench.col("polygons(10k) s", ".2f"),
+         bench.col("loop(10k) s", ".2f"), bench.col("batch speed-up", ".2f", "x")],
+    )  # fmt: skip
     for name, make in MAPS.items():
         walls = make()
         segments = tc.wall_segments(tc.Grid(walls, outside="solid"))
         preps = []
         for _ in range(3):
-            start = time.perf_counter()
-            scene = tc.VisibilityScene(segments)
-            preps.append(time.perf_counter() - start)
+            seconds, scene = bench.time_once(partial(tc.VisibilityScene, segments))
+            preps.append(seconds)
         pts = observers(walls, n_single, rng)
         scene.polygon(pts[0])  # compiled before timing
         # The first queries after preparing read the triangulation from memory:
@@ -142,34 +125,39 @@ def main(argv: list[str] | None = None) -> None:
         # few (a call of it sweeps through megabytes, so single calls
         # interleaved would leave the next scene queries cold again); the
         # medians over the observers, median over the rounds.
-        first_pass = _per_call(scene.polygon, observers(walls, n_single, rng))
-        scene_medians, full_medians = [], []
-        for _ in range(ROUNDS):
-            scene_medians.append(statistics.median(_per_call(scene.polygon, pts)))
-            full = partial(tc.visibility_polygon, segments)
-            full_medians.append(statistics.median(_per_call(full, pts[:n_full])))
+        first_pass = bench.per_call(scene.polygon, observers(walls, n_single, rng))
+        full = partial(tc.visibility_polygon, segments)
+        rounds = {
+            "scene": lambda scene=scene, pts=pts: bench.Parts(
+                median=statistics.median(bench.per_call(scene.polygon, pts))
+            ),
+            "visibility_polygon": lambda full=full, pts=pts: bench.Parts(
+                median=statistics.median(bench.per_call(full, pts[:n_full]))
+            ),
+        }
+        times = bench.interleave(rounds, ROUNDS, warmup=0, label=name)
         batch_pts = observers(walls, n_batch, rng)
         scene.polygons(batch_pts[:10])
-        start = time.perf_counter()
-        scene.polygons(batch_pts)
-        batch = time.perf_counter() - start
+        batch, _ = bench.time_once(lambda scene=scene, pts=batch_pts: scene.polygons(pts))
         # the same observers one at a time, back to back (a game's frame of lights)
-        in_a_row = _per_call(scene.polygon, batch_pts)
+        in_a_row = bench.per_call(scene.polygon, batch_pts)
         loop = sum(in_a_row)
-        s, f = statistics.median(scene_medians), statistics.median(full_medians)
-        print(
-            f"| {name} | {len(segments):,} | {1e3 * min(preps):.1f} "
-            f"| {1e6 * statistics.median(first_pass):.1f} | {1e6 * s:.1f} "
-            f"| {1e6 * statistics.median(in_a_row):.1f} "
-            f"| {1e6 * f:.0f} | {f / s:.0f}x | {batch:.2f} | {loop:.2f} | {loop / batch:.2f}x |"
-        )
+        s, f = times["scene"].part("median"), times["visibility_polygon"].part("median")
+        table.add(name, len(segments), 1e3 * min(preps), 1e6 * statistics.median(first_pass),
+                  1e6 * s, 1e6 * statistics.median(in_a_row), 1e6 * f, f / s, batch, loop,
+                  loop / batch)  # fmt: skip
+        table.print()
     print()
-    lights(rng, 300 if args.quick else 1000, n_full)
+    lights(report, rng, 300 if args.quick else 1000, n_full)
     print()
-    print("| scene | prepare ms | scene median us | pyvispoly prepare ms | pyvispoly median us |")
-    print("|---|---:|---:|---:|---:|")
+    boxes = report.table(
+        "boxes vs pyvispoly",
+        ["scene", bench.col("prepare ms", ".1f"), bench.col("scene median us", ".0f"),
+         bench.col("pyvispoly prepare ms", ".1f"), bench.col("pyvispoly median us", ".0f")],
+    )  # fmt: skip
     for n in (100, 1000, 10000):
-        boxes_vs_cgal(n, 50 if args.quick else 300)
+        boxes_vs_cgal(boxes, n, 50 if args.quick else 300)
+    report.save()
 
 
 if __name__ == "__main__":

@@ -340,6 +340,21 @@ def test_bench_runs_scripts(monkeypatch, tmp_path, capsys):
     assert main(["bench", "--only", "gamma"]) == 1
 
 
+def test_bench_json_passes_through(monkeypatch, tmp_path, capsys):
+    folder = tmp_path / "benchmarks"
+    folder.mkdir()
+    (folder / "alpha.py").write_text("import sys\nprint('| a |', sys.argv[1:])\n")
+    (folder / "_helper.py").write_text("raise SystemExit(3)\n")  # not a benchmark: skipped
+    monkeypatch.setenv("TILECAST_BENCHMARKS", str(folder))
+    out = tmp_path / "results" / "run1"
+    assert main(["bench", "--quick", "--json", str(out)]) == 0
+    assert f"| a | ['--quick', '--json', '{out / 'alpha.json'}']" in capsys.readouterr().out
+    assert out.is_dir()
+    (tmp_path / "file").write_text("")
+    assert main(["bench", "--json", str(tmp_path / "file" / "sub")]) == 1
+    _one_error_line(capsys, "--json")
+
+
 def test_example_path_is_packaged():
     assert example_path().is_file()
 

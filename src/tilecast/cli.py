@@ -425,7 +425,11 @@ def _show_compile_notices() -> None:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    """Run the benchmark scripts of a source checkout and print their tables."""
+    """Run the benchmark scripts of a source checkout and print their tables.
+
+    The scripts share ``benchmarks/_harness.py``; with ``--json DIR`` each one
+    also writes ``DIR/<name>.json`` (its tables' rows, timings and the machine line).
+    """
     folder = _benchmarks_dir()
     if folder is None:
         raise UserError(
@@ -439,9 +443,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
         missing = set(args.only) - {p.stem for p in scripts}
         if missing:
             raise UserError(f"no benchmark named {', '.join(sorted(missing))} in {folder}")
+    if args.json is not None:
+        try:
+            args.json.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UserError(f"--json {args.json}: {exc.strerror or exc}") from None
     failed = 0
     for k, script in enumerate(scripts, 1):
         command = [sys.executable, str(script)] + (["--quick"] if args.quick else [])
+        if args.json is not None:
+            command += ["--json", str(args.json / f"{script.stem}.json")]
         print(f"[{k}/{len(scripts)}] {script.name} ...", file=sys.stderr, flush=True)
         start = time.perf_counter()
         result = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -620,6 +631,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("bench", cmd_bench, "run the benchmark scripts (source checkout only)")
     p.add_argument("--quick", action="store_true", help="short runs")
     p.add_argument("--only", nargs="+", metavar="NAME", help="run only these (e.g. fov lines)")
+    p.add_argument(
+        "--json", type=Path, metavar="DIR", help="also write DIR/<name>.json for each script"
+    )
 
     p = add("warmup", cmd_warmup, "compile every kernel now (first run after install) or load it")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
