@@ -329,3 +329,16 @@ def test_tiny_directions_meet_a_circle_exactly():
     for direction in [(-2.3445384918333926e-159, 0.0), (-1.0, 0.0), (-5e-324, 0.0)]:
         got = [(c.id, c.distance) for c in world.query_ray((2.0, 0.0), direction)]
         assert got == [(3, 1.0)] == brute_ray(objects, (2.0, 0.0), direction, math.inf)
+
+
+def test_a_ray_from_near_the_float_limit_is_answered_not_refused():
+    """Fuzz spatial_hash 36268 (seed 1374247083, issue 36): a ray from y = 1.8e308
+    whose parameter in hash cells overflows on its way to the stored objects made
+    the cell walk floor a NaN (an unnamed ValueError). Each object is now tested
+    directly; the box below the origin is found, the one off the ray is not."""
+    world = SpatialHash(12)
+    world.insert(1, box=(0, 0, 1, 1))
+    world.insert(2, box=(7, 0, 9, 1))
+    contacts = list(world.query_ray((8, 1.7976931348623157e308), (0, -5e-324)))
+    assert [c.id for c in contacts] == [2]
+    assert math.isfinite(contacts[0].distance) and contacts[0].distance > 1.7e308

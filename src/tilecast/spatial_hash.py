@@ -695,6 +695,13 @@ class SpatialHash:
         yield from self._walk(px, py, dx, dy, t_max, norm, seen, consider, drain)
         yield from drain(math.inf)
 
+    def _consider_all(self, seen: set[int], consider: Callable[[int], None]) -> None:
+        """Hand every stored object not yet seen to ``consider`` (a ray's brute-force pass)."""
+        for bucket in self._buckets.values():
+            for slot in bucket:
+                if slot not in seen:
+                    consider(slot)
+
     def _walk(
         self,
         px: float,
@@ -714,10 +721,7 @@ class SpatialHash:
         # tile space of the hash; clip the ray's t-range to the stored extent
         pu, pv, du, dv = (px - ox) / w, (py - oy) / h, dx / w, dy / h
         if not all(map(math.isfinite, (pu, pv, du, dv))):  # beyond the hash's tile space
-            for bucket in self._buckets.values():
-                for slot in bucket:
-                    if slot not in seen:
-                        consider(slot)
+            self._consider_all(seen, consider)
             return
         e = self._extent
         t_lo, t_hi = 0.0, t_max
@@ -730,6 +734,11 @@ class SpatialHash:
             t_lo, t_hi = max(t_lo, min(ta, tb)), min(t_hi, max(ta, tb))
         if not t_lo <= t_hi:  # also NaN, which the checked ranges rule out
             return
+        if not math.isfinite(t_lo):
+            # the extent starts beyond the float range of t in hash cells (a
+            # ray from near 1e308): no walk there; each object decides alone
+            self._consider_all(seen, consider)
+            return
         # 4-connected walk over hash cells, each next crossing recomputed from p
         i = _ifloor(pu + t_lo * du)
         j = _ifloor(pv + t_lo * dv)
@@ -740,10 +749,7 @@ class SpatialHash:
         while True:
             budget -= 1
             if budget < 0:
-                for bucket in self._buckets.values():
-                    for slot in bucket:
-                        if slot not in seen:
-                            consider(slot)
+                self._consider_all(seen, consider)
                 return
             nx = (i + (1 if du > 0 else 0) - pu) / du if du != 0.0 else math.inf
             ny = (j + (1 if dv > 0 else 0) - pv) / dv if dv != 0.0 else math.inf
