@@ -167,7 +167,7 @@ class OccupancyGrid:
         --------
         >>> from tilecast import OccupancyGrid
         >>> grid = OccupancyGrid((1, 3), resolution=1.0)
-        >>> grid.integrate([(0.5, 0.5, 0.0)], [[1.5]], [0.0], max_range=5.0)
+        >>> grid.integrate([(0.5, 0.5, 0.0)], [[1.0]], [0.0], max_range=5.0)
         >>> grid.probability.round(3).tolist()
         [[0.4, 0.7, 0.5]]
         """
@@ -360,7 +360,7 @@ class OccupancyGrid:
         --------
         >>> from tilecast import OccupancyGrid
         >>> grid = OccupancyGrid((1, 4), resolution=1.0)
-        >>> grid.integrate([(0.5, 0.5, 0.0)] * 3, [[2.5]] * 3, [0.0], max_range=5.0)
+        >>> grid.integrate([(0.5, 0.5, 0.0)] * 3, [[2.0]] * 3, [0.0], max_range=5.0)
         >>> grid.to_grid().solid.astype(int).tolist()
         [[0, 0, 1, 0]]
         """
