@@ -242,7 +242,7 @@ class OccupancyGrid:
         n_poses, n_beams = len(pose_array), len(angle_array)
         range_array = as_scan_ranges(ranges, n_poses, n_beams)
         limit = as_positive_float("max_range", max_range)
-        self._check_poses(pose_array)
+        self._check_poses(pose_array, angle_array)
         if n_poses * n_beams == 0:
             return
         from tilecast._kernels.mapping import beam_bounds
@@ -263,19 +263,42 @@ class OccupancyGrid:
                                   limit, bounds[first * n_beams : end * n_beams], first)  # fmt: skip
             first = end
 
-    def _check_poses(self, poses: NDArray[np.float64]) -> None:
-        """Raise naming ``poses[k]`` if a pose's cell coordinates leave the walk's exact range."""
+    def _check_poses(self, poses: NDArray[np.float64], angles: NDArray[np.float64]) -> None:
+        """Raise naming ``poses[k]`` where a beam cannot be carved exactly.
+
+        The compiled walk is exact for cell coordinates 0 or of magnitude in
+        [2**-300, 2**50]; beyond, a beam from a pose on the map takes the
+        exact plain-Python walk (slow, rare: a direction within about 1e-90
+        of an axis). A pose off the map must be in that range, beams included.
+        """
         (ox, oy), res = self._origin, self._resolution
         with np.errstate(over="ignore"):
             tile = np.column_stack([(poses[:, 0] - ox) / res, (poses[:, 1] - oy) / res])
-        size = np.abs(tile)
-        bad = ~np.isfinite(tile) | ((size != 0.0) & ((size < _SAFE_SMALL) | (size > _SAFE_LARGE)))
+        bad = _unsafe(tile).any(axis=1)
         if bad.any():
-            k = int(np.argmax(bad.any(axis=1)))
+            k = int(np.argmax(bad))
             raise ValueError(
                 f"poses[{k}] = {tuple(poses[k].tolist())} is too far from the map's origin "
                 f"(or too close to one of its grid lines but not on it) for exact carving: "
                 f"its cell coordinates must be 0 or of magnitude within [2**-300, 2**50]"
+            )
+        rows, cols = self.shape
+        off = np.flatnonzero(
+            (tile[:, 0] < 0) | (tile[:, 0] >= cols) | (tile[:, 1] < 0) | (tile[:, 1] >= rows)
+        )
+        if len(off) == 0 or len(angles) == 0:
+            return
+        from tilecast.batch import beam_directions
+
+        directions = beam_directions(poses[off], angles)
+        _, exponent = np.frexp(np.abs(directions).max(axis=1))
+        scaled = np.ldexp(directions, (1 - exponent)[:, None]) / res
+        bad = _unsafe(scaled, 2.0**300).reshape(len(off), len(angles) * 2).any(axis=1)
+        if bad.any():
+            k = int(off[np.argmax(bad)])
+            raise ValueError(
+                f"poses[{k}] lies off the map and one of its beams runs within about 1e-90 "
+                "radians of an axis: it cannot be carved exactly from there"
             )
 
     def _integrate_chunk(
@@ -283,7 +306,7 @@ class OccupancyGrid:
         angles: NDArray[np.float64], max_range: float, bounds: NDArray[np.int64], first_pose: int,
     ) -> None:  # fmt: skip
         """Carve a chunk of scans (pass 1, parallel over beams), then apply them (pass 2, bands)."""
-        from tilecast._kernels.mapping import CARVED, apply_band, carve_range
+        from tilecast._kernels.mapping import OVERFLOW, UNSAFE, apply_band, carve_range
 
         rows, cols = self.shape
         n = len(bounds)
@@ -297,11 +320,14 @@ class OccupancyGrid:
         size = (rows, cols)
         run_tasks(lambda lo, hi: carve_range(lo, hi, poses, ranges, angles, frame, size, slots,
                                              cells, run_end, end_cell, status), n)  # fmt: skip
-        if (status != CARVED).any():  # not expected: the poses were checked
-            k = int(np.argmax(status != CARVED))
+        for k in np.flatnonzero(status == UNSAFE).tolist():  # rare: a beam along an axis
+            self._carve_exactly(poses, ranges, angles, max_range, k, slots, cells, run_end,
+                                end_cell)  # fmt: skip
+        if (status == OVERFLOW).any():  # never expected
+            k = int(np.argmax(status == OVERFLOW))
             raise RuntimeError(
-                f"poses[{first_pose + k // len(angles)}]: beam {k % len(angles)} could not be "
-                "carved exactly (please report this); the map holds the scans before it"
+                f"poses[{first_pose + k // len(angles)}]: beam {k % len(angles)} crossed more "
+                "cells than its bound (please report this); the map holds the scans before it"
             )
         low, high = self._clamp
         update = (_logit(self._p_hit), _logit(self._p_miss), _logit(low), _logit(high))
@@ -318,6 +344,42 @@ class OccupancyGrid:
             apply_band(r0, r1, cols, len(poses), beams, flat, update, (hits, misses, touched))
 
         run_each(band, bands)
+
+    def _carve_exactly(
+        self, poses: NDArray[np.float64], ranges: NDArray[np.float64],
+        angles: NDArray[np.float64], max_range: float, k: int, slots: NDArray[np.int64],
+        cells: NDArray[np.int64], run_end: NDArray[np.int64], end_cell: NDArray[np.int64],
+    ) -> None:  # fmt: skip
+        """Carve beam k (from a pose on the map) with the exact plain-Python walk.
+
+        ``raycast_all`` on an all-solid map with a solid outside enters every
+        map cell the beam enters, then, if it leaves the map within range,
+        the first cell beyond it: the same cells the compiled walk finds.
+        """
+        from tilecast import _farwalk
+        from tilecast.batch import beam_directions
+
+        n_beams = len(angles)
+        p, b = divmod(k, n_beams)
+        rows, cols = self.shape
+        solid = Grid(np.ones((rows, cols), bool), tile_size=self._resolution,
+                     origin=self._origin, outside="solid")  # fmt: skip
+        direction = beam_directions(poses[p : p + 1], angles[b : b + 1])[0]
+        r = float(ranges[p, b])
+        returned = r < max_range
+        hits = _farwalk.cast(solid, (float(poses[p, 0]), float(poses[p, 1])),
+                             (float(direction[0]), float(direction[1])),
+                             r if returned else max_range, "open", False, "poses")  # fmt: skip
+        visited = [hit.cell for hit in hits]  # the first is the start cell, on the map
+        on_map = [0 <= i < cols and 0 <= j < rows for i, j in visited]
+        crossed = [j * cols + i for (i, j), inside in zip(visited[:-1], on_map, strict=False)
+                   if inside]  # fmt: skip
+        if len(crossed) > slots[k + 1] - slots[k]:
+            raise RuntimeError(f"poses[{p}]: beam {b} crossed more cells than its bound")
+        cells[slots[k] : slots[k] + len(crossed)] = crossed
+        run_end[k] = slots[k] + len(crossed)
+        last_i, last_j = visited[-1]
+        end_cell[k] = last_j * cols + last_i if returned and on_map[-1] else -1
 
     # ------------------------------------------------------------------ export
     def _layer_bits(self, occupied: Any, free: Any) -> NDArray[np.uint32]:
@@ -444,6 +506,15 @@ class OccupancyGrid:
             encoding="utf-8",
         )
         return yaml_path
+
+
+def _unsafe(values: NDArray[np.float64], large: float = _SAFE_LARGE) -> NDArray[np.bool_]:
+    """Where tile-space numbers leave the compiled walk's proven range (0 is in it)."""
+    size = np.abs(values)
+    out: NDArray[np.bool_] = ~np.isfinite(values) | (
+        (size != 0.0) & ((size < _SAFE_SMALL) | (size > large))
+    )
+    return out
 
 
 def _yaml_float(value: float) -> str:
