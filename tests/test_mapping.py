@@ -9,15 +9,15 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+import tilecast
+import tilecast.mapping
 from reference.mapping import (
     beam_cells,
     brute_distance,
     integrate_reference,
     likelihood_field_reference,
 )
-
-import tilecast
-import tilecast.mapping
 from tilecast import (
     BeamModel,
     Grid,
@@ -99,8 +99,9 @@ ranges_st = st.one_of(
     theta=angles_st,
     r=ranges_st,
     max_range=st.sampled_from([3.0, 7.5, 12.0]),
-    geometry=st.sampled_from([(1.0, (0.0, 0.0)), (1.0, (-2.0, -3.0)), (0.5, (-1.0, 0.5)),
-                              (0.1, (-0.3, -0.7))]),  # fmt: skip
+    geometry=st.sampled_from(
+        [(1.0, (0.0, 0.0)), (1.0, (-2.0, -3.0)), (0.5, (-1.0, 0.5)), (0.1, (-0.3, -0.7))]
+    ),
 )
 def test_carving_is_the_walk_and_the_oracle(x, y, theta, r, max_range, geometry):
     resolution, origin = geometry

@@ -29,8 +29,8 @@ from tilecast._validate import (
     as_map_shape,
     as_open_probability,
     as_point,
-    as_positive_float,
     as_poses,
+    as_positive_float,
     as_scan_ranges,
     check_map,
 )
@@ -103,6 +103,8 @@ class OccupancyGrid:
     """
 
     __slots__ = ("_clamp", "_log_odds", "_origin", "_p_hit", "_p_miss", "_resolution", "_view")
+    _log_odds: NDArray[np.float64]
+    _view: NDArray[np.float64]
 
     def __init__(
         self,
@@ -125,7 +127,8 @@ class OccupancyGrid:
             raise ValueError(f"p_hit must be above 0.5 (a hit is evidence of a wall), got {p_hit}")
         self._p_miss = as_open_probability("p_miss", p_miss)
         if not self._p_miss < 0.5:
-            raise ValueError(f"p_miss must be below 0.5 (a miss is evidence of space), got {p_miss}")
+            raise ValueError(f"p_miss must be below 0.5 (a miss is evidence of free space), "
+                             f"got {p_miss}")  # fmt: skip
         if isinstance(clamp, str | bytes) or not hasattr(clamp, "__len__") or len(clamp) != 2:
             raise ValueError(f"clamp must be (low, high), got {clamp!r}")
         low = as_open_probability("clamp[0]", clamp[0])
@@ -179,9 +182,7 @@ class OccupancyGrid:
 
     def __repr__(self) -> str:
         rows, cols = self.shape
-        return (
-            f"OccupancyGrid({rows}x{cols}, resolution={self._resolution}, origin={self._origin})"
-        )
+        return f"OccupancyGrid({rows}x{cols}, resolution={self._resolution}, origin={self._origin})"
 
     # -------------------------------------------------------------- integrate
     def integrate(self, poses: Any, ranges: Any, angles: Any, max_range: float) -> None:
@@ -259,8 +260,9 @@ class OccupancyGrid:
             while end < n_poses and total + per_scan[end] <= CHUNK_CELLS:
                 total += int(per_scan[end])
                 end += 1
+            chunk_bounds = bounds[first * n_beams : end * n_beams]
             self._integrate_chunk(pose_array[first:end], range_array[first:end], angle_array,
-                                  limit, bounds[first * n_beams : end * n_beams], first)  # fmt: skip
+                                  limit, chunk_bounds, first)  # fmt: skip
             first = end
 
     def _check_poses(self, poses: NDArray[np.float64], angles: NDArray[np.float64]) -> None:
@@ -397,8 +399,10 @@ class OccupancyGrid:
         bits[p < free_p] = 0
         return bits
 
-    def to_grid(self, occupied: float = 0.65, free: float = 0.196, *, outside: str = "solid") -> Grid:
-        """The map as a :class:`~tilecast.Grid` of the same geometry, ready for ray casting.
+    def to_grid(
+        self, occupied: float = 0.65, free: float = 0.196, *, outside: str = "solid"
+    ) -> Grid:
+        """Return the map as a :class:`~tilecast.Grid` of the same geometry, for ray casting.
 
         A cell is occupied where its probability is above ``occupied``, free
         where it is below ``free``, unknown in between (nav2's ``trinary``

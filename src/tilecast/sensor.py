@@ -222,8 +222,7 @@ def scan_likelihood(
     if model is not None:
         if not isinstance(model, BeamModel):
             raise TypeError(
-                "model must be a tilecast.BeamModel or LikelihoodField, "
-                f"got {type(model).__name__}"
+                f"model must be a tilecast.BeamModel or LikelihoodField, got {type(model).__name__}"
             )
         if table_resolution is not None:
             raise ValueError("table_resolution goes with table=, not with model=")

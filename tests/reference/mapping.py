@@ -125,8 +125,10 @@ def brute_distance(solid, tile_size):
     walls = [(r, c) for r in range(rows) for c in range(cols) if solid[r][c]]
     return [
         [
-            min((math.sqrt((w * (c - wc)) ** 2 + (h * (r - wr)) ** 2) for wr, wc in walls),
-                default=math.inf)  # fmt: skip
+            min(
+                (math.sqrt((w * (c - wc)) ** 2 + (h * (r - wr)) ** 2) for wr, wc in walls),
+                default=math.inf,
+            )
             for c in range(cols)
         ]
         for r in range(rows)
