@@ -270,24 +270,26 @@ class OccupancyGrid:
 
         The compiled walk is exact for cell coordinates 0 or of magnitude in
         [2**-300, 2**50]; beyond, a beam from a pose on the map takes the
-        exact plain-Python walk (slow, rare: a direction within about 1e-90
-        of an axis). A pose off the map must be in that range, beams included.
+        exact plain-Python walk (slow, rare: a pose within 1e-90 cells of a
+        grid line but not on it, a direction within about 1e-90 of an axis).
+        A pose off the map must be in that range, beams included.
         """
         (ox, oy), res = self._origin, self._resolution
         with np.errstate(over="ignore"):
             tile = np.column_stack([(poses[:, 0] - ox) / res, (poses[:, 1] - oy) / res])
-        bad = _unsafe(tile).any(axis=1)
+        rows, cols = self.shape
+        off_map = ~(
+            (tile[:, 0] >= 0) & (tile[:, 0] < cols) & (tile[:, 1] >= 0) & (tile[:, 1] < rows)
+        )
+        bad = _unsafe(tile).any(axis=1) & off_map
         if bad.any():
             k = int(np.argmax(bad))
             raise ValueError(
-                f"poses[{k}] = {tuple(poses[k].tolist())} is too far from the map's origin "
-                f"(or too close to one of its grid lines but not on it) for exact carving: "
-                f"its cell coordinates must be 0 or of magnitude within [2**-300, 2**50]"
+                f"poses[{k}] = {tuple(poses[k].tolist())} lies off the map, too far from its "
+                f"origin (or too close to a grid line but not on it) for exact carving: its "
+                f"cell coordinates must be 0 or of magnitude within [2**-300, 2**50]"
             )
-        rows, cols = self.shape
-        off = np.flatnonzero(
-            (tile[:, 0] < 0) | (tile[:, 0] >= cols) | (tile[:, 1] < 0) | (tile[:, 1] >= rows)
-        )
+        off = np.flatnonzero(off_map)
         if len(off) == 0 or len(angles) == 0:
             return
         from tilecast.batch import beam_directions
