@@ -297,9 +297,9 @@ class OccupancyGrid:
         directions = beam_directions(poses[off], angles)
         _, exponent = np.frexp(np.abs(directions).max(axis=1))
         scaled = np.ldexp(directions, (1 - exponent)[:, None]) / res
-        bad = _unsafe(scaled, 2.0**300).reshape(len(off), len(angles) * 2).any(axis=1)
-        if bad.any():
-            k = int(off[np.argmax(bad)])
+        beam_bad = _unsafe(scaled, 2.0**300).reshape(len(off), len(angles) * 2).any(axis=1)
+        if beam_bad.any():
+            k = int(off[np.argmax(beam_bad)])
             raise ValueError(
                 f"poses[{k}] lies off the map and one of its beams runs within about 1e-90 "
                 "radians of an axis: it cannot be carved exactly from there"
