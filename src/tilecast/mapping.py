@@ -38,6 +38,8 @@ from tilecast.grid import Grid
 
 __all__ = ["LikelihoodField", "OccupancyGrid"]
 
+#: Most beams per scan (a cell's counts within a scan are packed into 32 bits).
+MAX_BEAMS = 2**15 - 1
 #: Most cells the carving buffer holds at once (16 MiB); a chunk of scans fills it.
 CHUNK_CELLS = 1 << 21
 #: Cell sizes the carving is exact for (tile-space directions stay in the walk's safe range).
@@ -198,7 +200,8 @@ class OccupancyGrid:
             beyond ``max_range``) is a beam with no return. NaN is refused
             (an invalid reading, REP 117): give ``inf`` for "no return".
         angles : array_like, shape (R,)
-            Beam angles relative to each pose's ``theta``.
+            Beam angles relative to each pose's ``theta`` (at most
+            ``MAX_BEAMS``, 32767).
         max_range : float
             The sensor's range, finite and positive.
 
@@ -241,6 +244,8 @@ class OccupancyGrid:
         pose_array = as_poses(poses)
         angle_array = as_angles(angles)
         n_poses, n_beams = len(pose_array), len(angle_array)
+        if n_beams > MAX_BEAMS:
+            raise ValueError(f"angles must hold at most {MAX_BEAMS} beams per scan, got {n_beams}")
         range_array = as_scan_ranges(ranges, n_poses, n_beams)
         limit = as_positive_float("max_range", max_range)
         self._check_poses(pose_array, angle_array)
@@ -253,6 +258,8 @@ class OccupancyGrid:
         beam_bounds(pose_array, range_array, angle_array, limit, self._resolution, rows + cols,
                     bounds)  # fmt: skip
         per_scan = bounds.reshape(n_poses, n_beams).sum(axis=1)
+        # per cell, within a scan: misses + HIT_UNIT * hits (kept zero between scans)
+        counts = np.zeros(rows * cols, dtype=np.int32)
         first = 0
         while first < n_poses:
             end = first + 1  # at least one scan per chunk
@@ -262,7 +269,7 @@ class OccupancyGrid:
                 end += 1
             chunk_bounds = bounds[first * n_beams : end * n_beams]
             self._integrate_chunk(pose_array[first:end], range_array[first:end], angle_array,
-                                  limit, chunk_bounds, first)  # fmt: skip
+                                  limit, chunk_bounds, first, counts)  # fmt: skip
             first = end
 
     def _check_poses(self, poses: NDArray[np.float64], angles: NDArray[np.float64]) -> None:
@@ -308,6 +315,7 @@ class OccupancyGrid:
     def _integrate_chunk(
         self, poses: NDArray[np.float64], ranges: NDArray[np.float64],
         angles: NDArray[np.float64], max_range: float, bounds: NDArray[np.int64], first_pose: int,
+        counts: NDArray[np.int32],
     ) -> None:  # fmt: skip
         """Carve a chunk of scans (pass 1, parallel over beams), then apply them (pass 2, bands)."""
         from tilecast._kernels.mapping import OVERFLOW, UNSAFE, apply_band, carve_range
@@ -316,7 +324,8 @@ class OccupancyGrid:
         n = len(bounds)
         slots = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(bounds, out=slots[1:])
-        cells = np.empty(int(slots[-1]), dtype=np.int64)
+        # flat cell indices: int32 where they fit (half the memory traffic)
+        cells = np.empty(int(slots[-1]), dtype=np.int32 if rows * cols < 2**31 else np.int64)
         run_end = np.empty(n, dtype=np.int64)
         end_cell = np.empty(n, dtype=np.int64)
         status = np.empty(n, dtype=np.uint8)
@@ -337,15 +346,13 @@ class OccupancyGrid:
         update = (_logit(self._p_hit), _logit(self._p_miss), _logit(low), _logit(high))
         beams = (slots, cells, run_end, end_cell)
         flat = self._log_odds.reshape(-1)
-        hits = np.zeros(rows * cols, dtype=np.int32)
-        misses = np.zeros(rows * cols, dtype=np.int32)
         bands = min(thread_count(), rows)
         edges = [rows * t // bands for t in range(bands + 1)]
 
         def band(t: int) -> None:
             r0, r1 = edges[t], edges[t + 1]
-            touched = np.empty((r1 - r0) * cols, dtype=np.int64)
-            apply_band(r0, r1, cols, len(poses), beams, flat, update, (hits, misses, touched))
+            touched = np.empty((r1 - r0) * cols, dtype=cells.dtype)
+            apply_band(r0, r1, cols, len(poses), beams, flat, update, (counts, touched))
 
         run_each(band, bands)
 

@@ -37,6 +37,7 @@ from numba import njit
 
 from tilecast._kernels.beams import sincos
 from tilecast._kernels.walk import (
+    FILTER,
     NO_LIMIT,
     _gone,
     enter_map,
@@ -130,6 +131,8 @@ def walk_beam(x0, y0, dx, dy, limit, frame, size, cells, first, stop):
             return count, np.int64(-1), UNSAFE
     x_limit = line_limit(u0, du, norm, limit, sx)
     y_limit = line_limit(v0, dv, norm, limit, sy)
+    x_scale = sx * adv  # order()'s float filter, inlined: the exact test only on near ties
+    y_scale = sy * adu
     while True:
         on_map = 0 <= i < cols and 0 <= j < rows
         if not on_map and _gone(i, j, cols, rows, sx, sy):
@@ -139,7 +142,16 @@ def walk_beam(x0, y0, dx, dy, limit, frame, size, cells, first, stop):
         elif sy == 0:
             event = -1
         else:
-            event = order(nx, ny, u0, v0, adu, adv, 0.0, 0.0, sx, sy)
+            lhs = (nx - u0) * x_scale
+            rhs = (ny - v0) * y_scale
+            diff = lhs - rhs
+            tol = FILTER * (lhs + rhs)
+            if diff < -tol:
+                event = -1
+            elif diff > tol:
+                event = 1
+            else:
+                event = order(nx, ny, u0, v0, adu, adv, 0.0, 0.0, sx, sy)
         if event <= 0:
             if (nx - x_limit) * sx > 0 and x_limit != NO_LIMIT:
                 break
@@ -198,20 +210,25 @@ def _first_row_below(cells, a, b, cols, row):
     return a
 
 
+#: A cell's counter within a scan: misses in the low bits, hits from HIT_UNIT up
+#: (a scan has fewer than 2**16 beams).
+HIT_UNIT = 1 << 16
+
+
 @njit(cache=True, nogil=True)
 def apply_band(r0, r1, cols, n_scans, beams, log_odds, update, scratch):
     """Apply scans 0 .. n_scans - 1, in order, to the cells in rows r0 .. r1 - 1.
 
     ``beams`` is (slots, cells, run_end, end_cell) as :func:`carve_range`
     wrote them, ``update`` (l_hit, l_miss, l_min, l_max), ``log_odds`` flat
-    (rows * cols,), ``scratch`` (hits, misses, touched): zero int32 counters
-    of the map's size (left zero) and room for the band's cells. Within a
-    scan a cell adds ``hits * l_hit + misses * l_miss`` once, then is
-    clamped to [l_min, l_max].
+    (rows * cols,), ``scratch`` (counts, touched): zero int32 counters of
+    the map's size (left zero; misses + HIT_UNIT * hits) and room for the
+    band's cells. Within a scan a cell adds ``hits * l_hit + misses *
+    l_miss`` once, then is clamped to [l_min, l_max].
     """
     slots, cells, run_end, end_cell = beams
     l_hit, l_miss, l_min, l_max = update
-    hits, misses, touched = scratch
+    counts, touched = scratch
     n_beams = run_end.shape[0] // n_scans
     lo_cell = r0 * cols
     hi_cell = r1 * cols
@@ -222,22 +239,23 @@ def apply_band(r0, r1, cols, n_scans, beams, log_odds, update, scratch):
             a, z = _run_in_band(cells, slots[k], run_end[k], cols, r0, r1)
             for q in range(a, z):
                 c = cells[q]
-                if misses[c] == 0 and hits[c] == 0:
+                if counts[c] == 0:
                     touched[n_touched] = c
                     n_touched += 1
-                misses[c] += 1
+                counts[c] += 1
             c = end_cell[k]
             if lo_cell <= c < hi_cell:
-                if misses[c] == 0 and hits[c] == 0:
+                if counts[c] == 0:
                     touched[n_touched] = c
                     n_touched += 1
-                hits[c] += 1
+                counts[c] += HIT_UNIT
         for t in range(n_touched):
             c = touched[t]
-            value = log_odds[c] + (hits[c] * l_hit + misses[c] * l_miss)
+            hits = counts[c] >> 16
+            misses = counts[c] & (HIT_UNIT - 1)
+            value = log_odds[c] + (hits * l_hit + misses * l_miss)
             log_odds[c] = min(max(value, l_min), l_max)
-            hits[c] = 0
-            misses[c] = 0
+            counts[c] = 0
 
 
 @njit(cache=True, nogil=True)
