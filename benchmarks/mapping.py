@@ -181,8 +181,7 @@ def mapping_part(name, occupied, repeats):
     systems = {
         "integrate": lambda: exact(shape, poses, ranges, angles, MAX_RANGE),
         "integrate (1 thread)": lambda: exact(shape, poses, ranges, angles, MAX_RANGE, 1),
-        "NumPy + skimage.draw.line": lambda: numpy_skimage(shape, poses, ranges, angles,
-                                                           MAX_RANGE),  # fmt: skip
+        "NumPy + skimage.draw.line": lambda: numpy_skimage(shape, poses, ranges, angles, MAX_RANGE),
     }
     wall = timed_rounds(systems, repeats)
     base = wall["NumPy + skimage.draw.line"]
@@ -227,6 +226,7 @@ def field_part(occupied, free, repeats):
     field = tilecast.LikelihoodField(grid, sigma_hit=8.0, z_hit=0.88, z_rand=0.12,
                                      max_distance=40.0)  # fmt: skip
     ours = time.perf_counter() - start
+    amcl = tilecast.LikelihoodField(grid, 8.0, 0.88, 0.12, 40.0, weighting="amcl")
     try:
         from scipy.ndimage import distance_transform_edt
 
@@ -242,16 +242,15 @@ def field_part(occupied, free, repeats):
         angles = np.linspace(-0.75 * np.pi, 0.75 * np.pi, n_beams)
         poses = particles(free, n_particles)
         observed = tilecast.scan(grid, poses[0], angles, 500.0)
-        model = tilecast.BeamModel(0.75, 0.01, 0.07, 0.12, sigma_hit=8.0, lambda_short=0.01)
+        beam = tilecast.BeamModel(0.75, 0.01, 0.07, 0.12, sigma_hit=8.0, lambda_short=0.01)
+        models = {"LikelihoodField": field, "LikelihoodField (amcl weighting)": amcl,
+                  "BeamModel": beam}  # fmt: skip
         systems = {
-            "LikelihoodField": lambda p=poses, a=angles, o=observed: tilecast.scan_likelihood(
-                grid, p, a, o, max_range=500.0, model=field),
-            "LikelihoodField (amcl weighting)": lambda p=poses, a=angles, o=observed: (
-                tilecast.scan_likelihood(grid, p, a, o, max_range=500.0, model=amcl)),
-            "BeamModel": lambda p=poses, a=angles, o=observed: tilecast.scan_likelihood(
-                grid, p, a, o, max_range=500.0, model=model),
-        }  # fmt: skip
-        amcl = tilecast.LikelihoodField(grid, 8.0, 0.88, 0.12, 40.0, weighting="amcl")
+            label: lambda p=poses, a=angles, o=observed, m=m: tilecast.scan_likelihood(
+                grid, p, a, o, max_range=500.0, model=m
+            )
+            for label, m in models.items()
+        }
         wall = timed_rounds(systems, repeats)
         base = wall["BeamModel"]
         print(f"\nscan_likelihood, {n_particles} particles x {n_beams} beams")

@@ -40,8 +40,9 @@ __all__ = ["LikelihoodField", "OccupancyGrid"]
 
 #: Most beams per scan (a cell's counts within a scan are packed into 32 bits).
 MAX_BEAMS = 2**15 - 1
-#: Most cells the carving buffer holds at once (16 MiB); a chunk of scans fills it.
-CHUNK_CELLS = 1 << 21
+#: Most cells the carving buffer holds at once (1 MiB, so it stays in cache); a chunk of
+#: scans fills it.
+CHUNK_CELLS = 1 << 18
 #: Cell sizes the carving is exact for (tile-space directions stay in the walk's safe range).
 RESOLUTION_RANGE = (1e-60, 1e60)
 # The walk's proven range for tile-space coordinates (tilecast._kernels.walk):
