@@ -33,6 +33,7 @@ KERNEL_TESTS = (
     "test_tilebatch.py",
     "test_walk.py",
     "test_sensor.py",
+    "test_mapping.py",
     "test_visibility_scene.py",
     "test_scene_expansion.py",
     "test_concurrency.py",

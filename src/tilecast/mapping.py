@@ -360,7 +360,8 @@ class OccupancyGrid:
     def _carve_exactly(
         self, poses: NDArray[np.float64], ranges: NDArray[np.float64],
         angles: NDArray[np.float64], max_range: float, k: int, slots: NDArray[np.int64],
-        cells: NDArray[np.int64], run_end: NDArray[np.int64], end_cell: NDArray[np.int64],
+        cells: NDArray[np.signedinteger[Any]], run_end: NDArray[np.int64],
+        end_cell: NDArray[np.int64],
     ) -> None:  # fmt: skip
         """Carve beam k (from a pose on the map) with the exact plain-Python walk.
 
