@@ -32,6 +32,7 @@ KERNEL_TESTS = (
     "test_tiles.py",
     "test_tilebatch.py",
     "test_sensor.py",
+    "test_mapping.py",
     "test_visibility_scene.py",
     "test_concurrency.py",
     "internal/test_walk.py",

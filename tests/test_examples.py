@@ -185,3 +185,29 @@ def test_examples_are_ruff_clean(command):
         [ruff, *command, "examples"], capture_output=True, text=True, cwd=ROOT, timeout=120
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_mapping_builds_the_true_map(tmp_path):
+    out = tmp_path / "mapping.png"
+    text = run_example("mapping.py", str(out), "--quick")
+    depot = load_map(ROOT / "tests/data/navigation2/depot.yaml")
+    rows, cols = depot.shape
+    assert png_size(out) == (4 * cols + 3 * 6, rows)
+    assert "30 scans of 360 beams" in text
+    lines = re.findall(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)$", text, re.M)
+    assert len(lines) == 4
+    known = [int(k) for _, k, _, _ in lines]
+    assert known == sorted(known) and known[-1] > 50_000
+    # exact carving of exact ranges: no cell of the built map contradicts the true one
+    assert all(int(w) == 0 and int(f) == 0 for _, _, w, f in lines)
+    built = load_map(tmp_path / "mapping.yaml", unknown="free")
+    assert built.shape == depot.shape and built.origin == depot.origin
+    truth = load_map(ROOT / "tests/data/navigation2/depot.yaml", unknown="free")
+    assert not (built.solid & ~truth.solid).any()
+
+
+def test_particle_filter_with_the_likelihood_field(tmp_path):
+    out = tmp_path / "mcl.png"
+    text = run_example("particle_filter.py", str(out), "--quick", "--model", "field")
+    final = float(re.search(r"final position error: ([\d.]+) m", text).group(1))
+    assert final < 0.2

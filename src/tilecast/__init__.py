@@ -17,6 +17,7 @@ from tilecast.geometry import (
 )
 from tilecast.grid import Grid
 from tilecast.lattice import line, lines
+from tilecast.mapping import LikelihoodField, OccupancyGrid
 from tilecast.rays import line_of_sight, raycast, raycast_all, traverse
 from tilecast.regions import circle_intersects_rect, tiles_in_circle, tiles_in_rect
 from tilecast.results import Hit, Hits, RayContact, Step
@@ -35,6 +36,8 @@ __all__ = [
     "Grid",
     "Hit",
     "Hits",
+    "LikelihoodField",
+    "OccupancyGrid",
     "RayContact",
     "SpatialHash",
     "Step",

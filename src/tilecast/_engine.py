@@ -45,6 +45,7 @@ from tilecast.results import Hit, Step
 
 __all__ = [
     "all_hits",
+    "far_all_hits",
     "far_first_hit",
     "first_hit",
     "kernels",
@@ -153,6 +154,23 @@ def far_first_hit(
     hits = _farwalk.cast(check_map(grid), start, direction, limit, DIAGONAL_GAPS[gaps], ignore,
                          origin_name)  # fmt: skip
     return next(hits, None)
+
+
+def far_all_hits(
+    grid: Any, start: tuple[float, float], direction: tuple[float, float], limit: float,
+    gaps: int, ignore: bool, origin_name: str,
+) -> Iterator[Hit]:  # fmt: skip
+    """Every hit of a ray on the exact far-range walk (a compiled walk said UNSAFE).
+
+    Examples
+    --------
+    >>> from tilecast import Grid
+    >>> hits = far_all_hits(Grid([[0, 1, 1]]), (0.5, 0.5), (1.0, 1e-300), math.inf, 0, False, "o")
+    >>> [h.cell for h in hits]
+    [(1, 0), (2, 0)]
+    """
+    return _farwalk.cast(check_map(grid), start, direction, limit, DIAGONAL_GAPS[gaps], ignore,
+                         origin_name)  # fmt: skip
 
 
 def all_hits(

@@ -558,3 +558,55 @@ def _finite_nonnegative(
     if (array < 0.0).any():
         raise ValueError(f"{name} must be non-negative{sign_note}")
     return array
+
+
+# ---------------------------------------------------------------- mapping
+def as_scan_ranges(ranges: Any, n_poses: int, n_beams: int) -> NDArray[np.float64]:
+    """``ranges`` as a C-contiguous (n_poses, n_beams) float64 array, none NaN or negative.
+
+    ``inf`` is a beam with no return.
+    """
+    array = as_real_array("ranges", ranges)
+    if array.shape != (n_poses, n_beams):
+        raise ValueError(
+            f"ranges must have shape (N, R) = ({n_poses}, {n_beams}): one row per pose, "
+            f"one column per angle, got {array.shape}"
+        )
+    array = np.ascontiguousarray(array, dtype=np.float64)
+    nan = np.isnan(array)
+    if nan.any():
+        row, beam = np.argwhere(nan)[0].tolist()
+        raise ValueError(
+            f"ranges must not be NaN, got NaN at ranges[{row}, {beam}] (an invalid reading, "
+            "REP 117; give inf for 'no return', or leave the beam out)"
+        )
+    negative = array < 0.0
+    if negative.any():
+        row, beam = np.argwhere(negative)[0].tolist()
+        raise ValueError(
+            f"ranges must be non-negative, got {array[row, beam]!r} at ranges[{row}, {beam}]"
+        )
+    return array
+
+
+def as_open_probability(name: str, value: Any) -> float:
+    """Return a probability strictly between 0 and 1, or raise naming ``name``."""
+    result = as_finite_float(name, value)
+    if not 0.0 < result < 1.0:
+        raise ValueError(f"{name} must lie strictly between 0 and 1, got {result!r}")
+    return result
+
+
+def as_map_shape(value: Any) -> tuple[int, int]:
+    """Return ``(rows, cols)``, two positive ints (bools refused), or raise naming ``shape``."""
+    if isinstance(value, str | bytes) or not hasattr(value, "__len__") or len(value) != 2:
+        raise ValueError(f"shape must be (rows, cols), got {value!r}")
+    rows, cols = value
+    for name, size in (("shape[0]", rows), ("shape[1]", cols)):
+        if isinstance(size, bool | np.bool_) or not isinstance(size, numbers.Integral):
+            raise TypeError(f"{name} must be an int, got {type(size).__name__}")
+        if size <= 0:
+            raise ValueError(f"{name} must be positive, got {int(size)}")
+    if int(rows) * int(cols) >= 2**40:
+        raise ValueError(f"shape {(int(rows), int(cols))} is too large (2**40 cells or more)")
+    return int(rows), int(cols)

@@ -34,6 +34,7 @@ from tilecast._validate import (
 )
 from tilecast.batch import scan_in_chunks
 from tilecast.grid import Grid, check_map
+from tilecast.mapping import LikelihoodField
 from tilecast.tiles import TileMap
 
 __all__ = ["BeamModel", "scan_likelihood"]
@@ -113,7 +114,7 @@ def scan_likelihood(
     observed: Any,
     *,
     max_range: float,
-    model: BeamModel | None = None,
+    model: BeamModel | LikelihoodField | None = None,
     table: Any = None,
     table_resolution: float | None = None,
     out: NDArray[np.float64] | None = None,
@@ -142,8 +143,12 @@ def scan_likelihood(
         ``inf`` is allowed with a ``table`` (such beams then use the table's
         last column), not with a ``model`` (whose max and random parts live
         on [0, max_range]).
-    model : BeamModel, optional
-        The beam model of Probabilistic Robotics 6.3 (see :class:`BeamModel`).
+    model : BeamModel or LikelihoodField, optional
+        The beam model of Probabilistic Robotics 6.3 (see :class:`BeamModel`),
+        or nav2 AMCL's likelihood field (see :class:`~tilecast.LikelihoodField`,
+        built on this ``grid``): it casts no rays, skips readings at or beyond
+        ``max_range`` and takes ``max_range`` for its random part (``inf``
+        allowed: no random part).
     table : array_like, shape (R, C), optional
         ``table[observed_index, expected_index]``: the probability of the
         reading given the expected range, finite and non-negative, as
@@ -206,9 +211,19 @@ def scan_likelihood(
     readings = as_observed(observed, n_beams)
     if (model is None) == (table is None):
         raise ValueError("give exactly one of model= (a BeamModel) and table=")
+    if isinstance(model, LikelihoodField):
+        if table_resolution is not None:
+            raise ValueError("table_resolution goes with table=, not with model=")
+        field_out: NDArray[np.float64] = np.empty(n_poses) if out is None else out
+        if out is not None:
+            check_out(out, (n_poses,), _FLOAT64, (pose_array, angle_array, readings))
+        model._evaluate(grid, pose_array, angle_array, readings, limit, field_out)
+        return field_out
     if model is not None:
         if not isinstance(model, BeamModel):
-            raise TypeError(f"model must be a tilecast.BeamModel, got {type(model).__name__}")
+            raise TypeError(
+                f"model must be a tilecast.BeamModel or LikelihoodField, got {type(model).__name__}"
+            )
         if table_resolution is not None:
             raise ValueError("table_resolution goes with table=, not with model=")
         if limit == math.inf:
