@@ -23,16 +23,14 @@ the beam model (4000 x 60 and 1000 x 180, the particle-filter workload of
 
     python benchmarks/mapping.py            # full run
     python benchmarks/mapping.py --quick    # 3 repeats
+    python benchmarks/mapping.py --json results.json   # also machine-readable
 """
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -41,7 +39,10 @@ import tilecast
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+import _harness as bench  # noqa: E402
 from scan_likelihood import load_map, particles  # noqa: E402
+
+SKIMAGE = "NumPy + skimage.draw.line"
 
 MAX_RANGE = 200.0
 N_SCANS = 200
@@ -155,19 +156,7 @@ def classes(log_odds):
     return np.where(p > 0.65, 1, np.where(p < 0.196, -1, 0))
 
 
-def timed_rounds(systems, repeats):
-    for run in systems.values():
-        run()  # warm: compiled kernels, caches
-    times = {label: [] for label in systems}
-    for _ in range(repeats):
-        for label, run in systems.items():
-            start = time.perf_counter()
-            run()
-            times[label].append(time.perf_counter() - start)
-    return {label: statistics.median(samples) for label, samples in times.items()}
-
-
-def mapping_part(name, occupied, repeats):
+def mapping_part(report, occupied, repeats):
     shape = occupied.shape
     world = tilecast.Grid(occupied, outside="solid")
     poses = robot_path(occupied, N_SCANS)
@@ -181,15 +170,17 @@ def mapping_part(name, occupied, repeats):
     systems = {
         "integrate": lambda: exact(shape, poses, ranges, angles, MAX_RANGE),
         "integrate (1 thread)": lambda: exact(shape, poses, ranges, angles, MAX_RANGE, 1),
-        "NumPy + skimage.draw.line": lambda: numpy_skimage(shape, poses, ranges, angles, MAX_RANGE),
+        SKIMAGE: lambda: numpy_skimage(shape, poses, ranges, angles, MAX_RANGE),
     }
-    wall = timed_rounds(systems, repeats)
-    base = wall["NumPy + skimage.draw.line"]
-    print(f"| system | ms for {N_SCANS} scans | scans/s | speed-up vs skimage |")
-    print("|---|---:|---:|---:|")
-    for label, seconds in wall.items():
-        print(f"| {label} | {1e3 * seconds:.1f} | {N_SCANS / seconds:,.0f} "
-              f"| {base / seconds:.1f}x |")  # fmt: skip
+    times = bench.interleave(systems, repeats, label="integrate")
+    table = report.table("integrate", [
+        "system", bench.col(f"ms for {N_SCANS} scans", ".1f"), bench.col("scans/s", ",.0f"),
+        bench.ratio("speed-up vs skimage", of=f"ms for {N_SCANS} scans", baseline=SKIMAGE,
+                    by="system", invert=True),
+    ])  # fmt: skip
+    for label, timing in times.items():
+        table.add(label, 1e3 * timing.median, N_SCANS / timing.median)
+    table.print()
 
     n_check = 10
     extra, skipped, cells, wrong, exact_wrong, returns = per_beam_errors(
@@ -220,19 +211,17 @@ def mapping_part(name, occupied, repeats):
     return poses, ours
 
 
-def field_part(occupied, free, repeats):
+def field_part(report, occupied, free, repeats):
     grid = tilecast.Grid(occupied, outside="solid")
-    start = time.perf_counter()
-    field = tilecast.LikelihoodField(grid, sigma_hit=8.0, z_hit=0.88, z_rand=0.12,
-                                     max_distance=40.0)  # fmt: skip
-    ours = time.perf_counter() - start
+    ours, field = bench.time_once(
+        lambda: tilecast.LikelihoodField(grid, sigma_hit=8.0, z_hit=0.88, z_rand=0.12,
+                                         max_distance=40.0)
+    )  # fmt: skip
     amcl = tilecast.LikelihoodField(grid, 8.0, 0.88, 0.12, 40.0, weighting="amcl")
     try:
         from scipy.ndimage import distance_transform_edt
 
-        start = time.perf_counter()
-        reference = distance_transform_edt(~occupied)
-        theirs = time.perf_counter() - start
+        theirs, reference = bench.time_once(lambda: distance_transform_edt(~occupied))
         assert np.array_equal(field.distance, reference)
         print(f"\ndistance transform of the map: {1e3 * ours:.1f} ms (first call, "
               f"compiled kernels loaded) vs SciPy {1e3 * theirs:.1f} ms; equal")  # fmt: skip
@@ -251,26 +240,30 @@ def field_part(occupied, free, repeats):
             )
             for label, m in models.items()
         }
-        wall = timed_rounds(systems, repeats)
-        base = wall["BeamModel"]
+        times = bench.interleave(systems, repeats, label=f"{n_particles} x {n_beams}")
         print(f"\nscan_likelihood, {n_particles} particles x {n_beams} beams")
-        print("| model | ms | BeamModel / this |")
-        print("|---|---:|---:|")
-        for label, seconds in wall.items():
-            print(f"| {label} | {1e3 * seconds:.2f} | {base / seconds:.1f}x |")
+        table = report.table(f"scan_likelihood {n_particles} x {n_beams}", [
+            "model", bench.col("ms", ".2f"),
+            bench.ratio("BeamModel / this", of="ms", baseline="BeamModel", by="model",
+                        invert=True),
+        ])  # fmt: skip
+        for label, timing in times.items():
+            table.add(label, 1e3 * timing.median)
+        table.print()
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="3 repeats")
+def main(argv=None):
+    parser = bench.arguments(__doc__, quick="3 repeats")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--map", default=None)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    report = bench.start(__file__, args)
     repeats = 3 if args.quick else args.repeats
     name, occupied, free = load_map(args.map)
-    print(f"map: {name}; threads: {tilecast._threads.thread_count()}")
-    mapping_part(name, occupied, repeats)
-    field_part(occupied, free, repeats)
+    print(f"map: {name}")
+    mapping_part(report, occupied, repeats)
+    field_part(report, occupied, free, repeats)
+    report.save()
 
 
 if __name__ == "__main__":

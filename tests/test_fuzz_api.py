@@ -979,6 +979,116 @@ def _maps(rng: random.Random) -> Case:
     )
 
 
+def pick(rng: random.Random, good: list[Any], bad: list[Any], p_bad: float = 0.12) -> Any:
+    """One of ``good``, or with probability ``p_bad`` one of ``bad`` (valid calls stay common)."""
+    return rng.choice(bad if rng.random() < p_bad else good)
+
+
+def _mapping(rng: random.Random) -> Case:
+    import tilecast as tc
+
+    which = rng.choice(
+        ["integrate", "integrate", "to_grid", "probability", "save_ros", "likelihood_field"]
+    )
+    poses = pick(
+        rng,
+        [[[1.5, 1.5, 0.0]], [[number(rng, 0.1) for _ in range(3)] for _ in range(2)]],
+        [[[number(rng, 0.5) for _ in range(3)]], [[0, 0, 0], [1]], np.empty((0, 3)), "p"],
+    )
+    angles = pick(
+        rng, [np.linspace(0, 6, 5), [number(rng, 0.1)]], [[number(rng, 0.6)], [], "a", [1e308]]
+    )
+    n_poses = len(poses) if isinstance(poses, list | np.ndarray) else 1
+    n_beams = len(angles) if isinstance(angles, list | np.ndarray) else 1
+    max_range = pick(rng, [10.0, 3.0, 0.5], [number(rng, 0.6), math.inf, -1.0, None])
+
+    if which == "likelihood_field":
+        grid = world(rng)
+        sigma = pick(rng, [0.5, 2.0], [number(rng, 0.6), 0.0])
+        z_hit, z_rand = pick(rng, [0.9, 0.5], [number(rng, 0.6)]), pick(rng, [0.1, 0.0], [-1])
+        max_distance = pick(rng, [2.0, 0.3], [number(rng, 0.6)])
+        observed = pick(
+            rng, [[2.0] * n_beams, [number(rng, 0.1) for _ in range(n_beams)]], [[math.nan]]
+        )
+        weighting = pick(rng, ["product", "amcl"], ["cubes", None])
+
+        def run_field() -> Any:
+            field = tc.LikelihoodField(grid, sigma, z_hit, z_rand, max_distance,
+                                       weighting=weighting)  # fmt: skip
+            return tc.scan_likelihood(grid, poses, angles, observed, max_range=max_range,
+                                      model=field)  # fmt: skip
+
+        def check_log_likelihoods(out: Any) -> None:
+            arr = np.asarray(out)
+            require(arr.shape == (n_poses,) and not np.isnan(arr).any(), f"log-likelihoods {arr}")
+
+        return (
+            "LikelihoodField",
+            ("grid", "sigma_hit", "z_hit", "z_rand", "max_distance", "weighting", "poses",
+             "angles", "observed", "max_range", "model"),
+            run_field,
+            check_log_likelihoods,
+        )  # fmt: skip
+
+    shape = pick(rng, [(4, 5), (1, 1), (3, 3)], [(0, 3), (integer(rng, 0.5), 4), None, (2,)])
+    resolution = pick(rng, [1.0, 0.5, 0.1], [number(rng, 0.6), 0, -1.0, math.inf, "1"])
+    grid_origin = pick(rng, [(0.0, 0.0), (-1.5, 2.0)], [origin(rng)])
+    p_hit = pick(rng, [0.7, 0.9], [0.5, 0.0, 1.0, number(rng, 0.6)])
+    p_miss = pick(rng, [0.4, 0.1], [0.5, 1.2, number(rng, 0.6)])
+    ranges = pick(
+        rng,
+        [
+            np.full((n_poses, n_beams), 2.0),
+            [[rng.uniform(0.0, 12.0) for _ in range(n_beams)] for _ in range(n_poses)],
+            np.full((n_poses, n_beams), math.inf),
+        ],
+        [
+            [[number(rng, 0.6) for _ in range(n_beams)] for _ in range(n_poses)],
+            np.full((n_poses, n_beams), math.nan),
+            np.full((n_poses, n_beams), -1.0),
+            [[1.0]],
+        ],
+    )
+    folder = rng.choice(["", "missing-folder/"])
+
+    def run_mapping() -> Any:
+        occupancy = tc.OccupancyGrid(shape, resolution, grid_origin, p_hit=p_hit, p_miss=p_miss)
+        if which == "integrate":
+            before = occupancy.log_odds.copy()
+            try:
+                occupancy.integrate(poses, ranges, angles, max_range)
+            except (ValueError, TypeError):
+                if not np.array_equal(occupancy.log_odds, before):
+                    raise Invalid("bad", "a refused integrate changed the map") from None
+                raise
+            return occupancy.probability
+        if which == "to_grid":
+            return occupancy.to_grid()
+        if which == "save_ros":
+            import tempfile
+
+            with tempfile.TemporaryDirectory() as tmp:
+                return occupancy.save_ros(f"{tmp}/{folder}map.yaml")
+        return occupancy.probability
+
+    def check_mapping(out: Any) -> None:
+        if which == "to_grid":
+            require(isinstance(out, tc.Grid), f"{type(out)}")
+        elif which == "save_ros":
+            require(str(out).endswith("map.yaml"), f"{out}")
+        else:
+            arr = np.asarray(out)
+            require(bool(((arr > 0) & (arr < 1)).all()), f"probabilities {arr}")
+
+    return (
+        f"OccupancyGrid.{which}",
+        ("shape", "resolution", "origin", "p_hit", "p_miss", "poses", "ranges", "angles",
+         "max_range", "path"),
+        run_mapping,
+        check_mapping,
+    )  # fmt: skip
+
+
 #: The areas, each one worker process; ``mine`` marks the modules whose
 #: failures fail the test (the others' failures are reported, see KNOWN_FAILURES).
 AREAS: dict[str, Callable[[random.Random], Case]] = {
@@ -991,6 +1101,7 @@ AREAS: dict[str, Callable[[random.Random], Case]] = {
     "batch": _batch,
     "fov": _fov,
     "maps": _maps,
+    "mapping": _mapping,
 }
 
 #: Functions whose failures are known and fixed elsewhere (issue 16): the

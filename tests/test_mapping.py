@@ -452,3 +452,23 @@ def test_likelihood_field_prefers_the_true_pose():
     beam = scan_likelihood(world, poses, angles, observed, max_range=40.0,
                            model=BeamModel(0.8, 0.05, 0.05, 0.1, 0.4, 0.1))  # fmt: skip
     assert int(np.argmax(beam)) == 0
+
+
+def test_weights_too_large_for_the_model_are_refused_naming_them():
+    """Fuzz mapping 85 (seed 1616, issue 36): z_hit = 1e150 with weighting="amcl"
+    raised a raw OverflowError (pz**3); pz beyond a float is refused too."""
+    grid = Grid(np.zeros((3, 4), bool))
+    poses, angles = [[1.5, 1.5, 0.0]], [0.0]
+    huge = LikelihoodField(grid, 0.5, 1e150, 0.0, 2.0, weighting="amcl")
+    with pytest.raises(ValueError, match="z_hit and z_rand are too large"):
+        scan_likelihood(grid, poses, angles, [1.0], max_range=3.0, model=huge)
+    beyond = LikelihoodField(grid, 0.5, 1.0, 1e308, 2.0)
+    with pytest.raises(ValueError, match="z_hit and z_rand are too large"):
+        scan_likelihood(grid, poses, angles, [1.0], max_range=0.5, model=beyond)
+    # 2 sigma**2 overflowed (fuzz mapping 1885) or would be 0: a sigma_hit out of range
+    for sigma in (1e200, 1e-200):
+        with pytest.raises(ValueError, match="^sigma_hit must lie in"):
+            LikelihoodField(grid, sigma, 0.9, 0.1, 2.0)
+    # the product weighting takes any finite pz: only logs are summed
+    fine = LikelihoodField(grid, 0.5, 1e150, 0.0, 2.0)
+    assert np.isfinite(scan_likelihood(grid, poses, angles, [1.0], max_range=3.0, model=fine))

@@ -47,6 +47,11 @@ MAX_BEAMS = 2**15 - 1
 CHUNK_CELLS = 1 << 18
 #: Cell sizes the carving is exact for (tile-space directions stay in the walk's safe range).
 RESOLUTION_RANGE = (1e-60, 1e60)
+#: The ``sigma_hit`` a LikelihoodField takes (``2 sigma**2`` stays a normal float).
+SIGMA_RANGE = (1e-150, 1e150)
+#: The largest ``pz`` the ``"amcl"`` weighting takes: a sum of 2**31 beams' ``pz**3``
+#: stays finite below it.
+AMCL_PZ_LIMIT = 1e99
 # Layer bits of a cell (DESIGN 20): ROS maps set occupied = 1, unknown = 2.
 OCCUPIED_BIT = 1
 UNKNOWN_BIT = 2
@@ -570,9 +575,11 @@ class LikelihoodField:
         ``max_distance`` whatever ``outside`` says. The distance transform
         is computed here, once, and again after ``grid.set_solid``.
     sigma_hit : float
-        Standard deviation of the hit part, world units (> 0).
+        Standard deviation of the hit part, world units, in [1e-150, 1e150].
     z_hit, z_rand : float
-        Weights of the hit and random parts (>= 0, not both 0).
+        Weights of the hit and random parts (>= 0, not both 0). A query
+        whose largest ``pz`` would overflow (or, with ``"amcl"``, whose sum
+        of cubes would) is refused with a ``ValueError``.
     max_distance : float
         Where distances are capped (AMCL's ``laser_likelihood_max_dist``), > 0.
     weighting : {"product", "amcl"}, default "product"
@@ -619,6 +626,12 @@ class LikelihoodField:
             raise TypeError(f"grid must be a tilecast.Grid or a 2D bool array, "
                             f"got {type(grid).__name__}")  # fmt: skip
         self.sigma_hit = as_positive_float("sigma_hit", sigma_hit)
+        if not SIGMA_RANGE[0] <= self.sigma_hit <= SIGMA_RANGE[1]:
+            # AMCL's 2 sigma**2 must be a normal float: no overflow, no 0 / 0
+            raise ValueError(
+                f"sigma_hit must lie in [{SIGMA_RANGE[0]:g}, {SIGMA_RANGE[1]:g}], "
+                f"got {self.sigma_hit!r}"
+            )
         self.z_hit = as_finite_float("z_hit", z_hit)
         self.z_rand = as_finite_float("z_rand", z_rand)
         for name, value in (("z_hit", self.z_hit), ("z_rand", self.z_rand)):
@@ -668,6 +681,14 @@ class LikelihoodField:
 
     def _table(self, max_range: float) -> NDArray[np.float64]:
         """Per-cell ``log pz`` (product) or ``pz**3`` (amcl) for readings of this sensor range."""
+        top = self.z_hit + self.z_rand / max_range  # pz at distance 0, its largest value
+        if not math.isfinite(top) or (self.weighting == "amcl" and top > AMCL_PZ_LIMIT):
+            raise ValueError(
+                f"z_hit and z_rand are too large for this model: pz = z_hit + z_rand / "
+                f"max_range reaches {top:g}, and "
+                + ("AMCL's sum of pz**3 would overflow a float" if math.isfinite(top)
+                   else "overflows a float")
+            )  # fmt: skip
         self._refresh()
         table = self._cache.get(max_range)
         if table is None:
