@@ -467,7 +467,7 @@ def test_weights_too_large_for_the_model_are_refused_naming_them():
         scan_likelihood(grid, poses, angles, [1.0], max_range=0.5, model=beyond)
     # 2 sigma**2 overflowed (fuzz mapping 1885) or would be 0: a sigma_hit out of range
     for sigma in (1e200, 1e-200):
-        with pytest.raises(ValueError, match="^sigma_hit must lie in"):
+        with pytest.raises(ValueError, match=r"^sigma_hit must lie in"):
             LikelihoodField(grid, sigma, 0.9, 0.1, 2.0)
     # the product weighting takes any finite pz: only logs are summed
     fine = LikelihoodField(grid, 0.5, 1e150, 0.0, 2.0)
