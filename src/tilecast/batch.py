@@ -38,8 +38,8 @@ from tilecast._validate import (
     as_range_dtype,
     check_out,
 )
-from tilecast._walkmap import CLEARANCE_CAP, WalkMap, clearance_map, tile_info_map, walk_map
-from tilecast._walkspec import DIAGONAL_GAPS, DONE, FOUND
+from tilecast._walkmap import CLEARANCE_CAP, clearance_map, tile_info_map, walk_map
+from tilecast._walkspec import ALL_LAYERS, CORNERS_BOTH, DIAGONAL_GAPS, DONE, FOUND, WalkMap
 from tilecast.grid import Grid, check_map
 from tilecast.results import Hit, Hits
 from tilecast.tiles import TileMap
@@ -119,13 +119,15 @@ def _cast(
         if not is_tilemap:
             pixel = _NO_PIXELS if n <= _SMALL_BATCH else np.empty((n, 2), dtype=np.int64)
         cast_range = _cast_range or _load_cast_range()
-        rest = (gaps, ignore_start, origins, directions, origin_stride, max_distances, distance,
-                point, normal, cell, inside, pixel, status, _engine.walk_address)  # fmt: skip
+        # records of the kernel's signature (RayBatch, FirstHits of tilecast._kernels.walk)
+        rays = (origins, directions, origin_stride, max_distances, gaps, ignore_start, ALL_LAYERS)
+        out = (distance, point, normal, cell, inside, pixel, status)
+        walk_at = _engine.walk_address
         if n <= _SMALL_BATCH:
-            if not cast_range(0, n, *view, *rest):
+            if not cast_range(0, n, view, rays, out, walk_at):
                 return distance, point, normal, cell, inside, pixel
         else:
-            run_tasks(lambda lo, hi: cast_range(lo, hi, *view, *rest), n)
+            run_tasks(lambda lo, hi: cast_range(lo, hi, view, rays, out, walk_at), n)
     else:
         lanes = _engine.kernels("lanes")
 
@@ -315,8 +317,9 @@ def _one_ray(
     inside = _empty(_ONE, _BOOL)
     pixel = _empty(_ONE_PAIR, _INT) if is_tilemap else _NO_PIXELS
     cast_single = _cast_single or _load_cast_single()
-    status = cast_single(*view, gaps, ignore, x0, y0, dx, dy, limit, hit, distance, point, normal,
-                         cell, inside, pixel, _engine.walk_address)  # fmt: skip
+    ray = (x0, y0, dx, dy, limit, gaps, CORNERS_BOTH, ignore, ALL_LAYERS)  # a Ray's fields
+    status = cast_single(view, ray, hit, distance, point, normal, cell, inside, pixel,
+                         _engine.walk_address)  # fmt: skip
     if status != FOUND and status != DONE:  # rare: beyond the compiled range
         far = _engine.first_hit(world, view, is_tilemap, x0, y0, dx, dy, limit, gaps, ignore,
                                 "origins")  # fmt: skip

@@ -28,7 +28,7 @@ decision would be needed:
 
 Such rays, and rays that start off the map, inside a wall, on an axis or
 with numbers outside the range where the step's arithmetic is proven, are
-finished by :func:`tilecast._kernels.walk.walk` from their start, so every ray's
+finished by :func:`tilecast._kernels.walk.walk_first` from their start, so every ray's
 answer is the exact one, bit for bit. On the standard workloads that is about one ray in
 a hundred thousand.
 
@@ -57,8 +57,10 @@ from tilecast._kernels.beams import SINCOS_RANGE, sincos_near
 from tilecast._kernels.intrinsics import bits_float, claim, float_bits, prefetch
 from tilecast._kernels.jobs import argument_types
 from tilecast._kernels.walk import (
+    FirstHits,
     call_walk,
     compile_walk_with,
+    first_ray,
     store_first_hit,
     walk_address,
 )
@@ -66,13 +68,13 @@ from tilecast._walkspec import (
     DONE,
     ESTIMATE_ERROR,
     FILTER,
-    FIRST,
     FOUND,
     OFF_EMPTY,
     SAFE_DIRECTION,
     SAFE_LARGE,
     SAFE_SMALL,
     UNSAFE,
+    WalkMap,
 )
 
 #: Rays in flight per thread.
@@ -274,20 +276,16 @@ def _advance(flat, row_step, lf, li):
 
 
 @internal
-def _cast_alone(k, accel, variants, pixels, outside_solid, ox, oy, w, h, x0, y0, dx, dy,
-                max_distance, gaps, ignore_start, jump_min, distance, point, normal, cell, inside,
-                status, full, walk_at):  # fmt: skip
-    """Cast ray k with the one walk (:func:`tilecast._kernels.walk.walk`, at address
-    ``walk_at``) and write its answer."""
-    no_events = np.empty((0, 5))
-    r = call_walk(walk_at, accel, variants, pixels, outside_solid, jump_min, ox, oy, w, h, FIRST,
-                  gaps, 0, ignore_start, x0, y0, dx, dy, max_distance, 0, 0, 0, 0, 0, 0.0,
-                  no_events, np.empty((0, 5), dtype=np.int64))  # fmt: skip
+def _cast_alone(k, m, ray, out, full, walk_at):
+    """Cast ray k (a :class:`~tilecast._walkspec.Ray`) with the one-ray walk
+    (:func:`tilecast._kernels.walk.walk_first`, at address ``walk_at``) and
+    write its answer to ``out`` (a :class:`~tilecast._kernels.walk.FirstHits`)."""
+    a = call_walk(walk_at, m, ray)
     if full:
-        store_first_hit(r, k, status, distance, point, normal, cell, inside)
+        store_first_hit(out, k, a)
     else:  # a scan: the distance only (the other outputs are empty placeholders)
-        status[k] = UNSAFE if r[0] == UNSAFE else DONE
-        distance[k] = r[7] if r[0] == FOUND else np.inf
+        out.status[k] = UNSAFE if a.status == UNSAFE else DONE
+        out.distance[k] = a.distance if a.status == FOUND else np.inf
 
 
 # how a ray that stopped ends
@@ -385,6 +383,10 @@ def cast_lanes_at(kind, counter, hi, accel, variants, pixels, outside_solid, ox,
     rows = accel.shape[1] - 2
     cols = accel.shape[2] - 2
     flat = accel.reshape(-1)
+    # the records the one-ray walk takes and fills (the pixel is not written)
+    m = WalkMap(accel, variants, pixels, outside_solid, jump_min, ox, oy, w, h)
+    out = FirstHits(distance, point, normal, cell, inside, np.empty((0, 2), dtype=np.int64),
+                    status)  # fmt: skip
     row_step = np.int64(cols + 2)
     lf = np.zeros(N_FLOAT * LANE_STRIDE)
     li = np.zeros(N_INT * LANE_STRIDE, dtype=np.int64)  # every lane idle: STATE 0, IDX 0
@@ -461,10 +463,8 @@ def cast_lanes_at(kind, counter, hi, accel, variants, pixels, outside_solid, ox,
                     _gather(kind, k, np.int64(1), origins, directions, origin_stride,
                             max_distances, poses, angles, max_range, ray[0:1], ray[1:2],
                             ray[2:3], ray[3:4], ray[4:5])  # fmt: skip
-                    _cast_alone(k, accel, variants, pixels, outside_solid, ox, oy, w, h, ray[0],
-                                ray[1],
-                                ray[2], ray[3], ray[4], gaps, ignore_start, jump_min, distance,
-                                point, normal, cell, inside, status, full, walk_at)  # fmt: skip
+                    alone = first_ray(ray[0], ray[1], ray[2], ray[3], ray[4], gaps, ignore_start)
+                    _cast_alone(k, m, alone, out, full, walk_at)
             while True:  # hand the lane the next ray that can walk
                 if cursor == n_staged:
                     if exhausted:
@@ -494,10 +494,8 @@ def cast_lanes_at(kind, counter, hi, accel, variants, pixels, outside_solid, ox,
                     li[_at(RAY, LANE_STRIDE, t)] = k
                     live += 1
                     break
-                _cast_alone(k, accel, variants, pixels, outside_solid, ox, oy, w, h,
-                            xs[s], ys[s], dxs[s], dys[s], limits[s], gaps, ignore_start,
-                            jump_min, distance, point, normal, cell, inside, status,
-                            full, walk_at)  # fmt: skip
+                alone = first_ray(xs[s], ys[s], dxs[s], dys[s], limits[s], gaps, ignore_start)
+                _cast_alone(k, m, alone, out, full, walk_at)
         if live == 0:
             return
         _advance(flat, row_step, lf, li)
