@@ -7,8 +7,10 @@ compiled walk (:mod:`tilecast._kernels.walk`), the SIMD lanes
 or rule below is restated elsewhere.
 
 It also defines the walk's records (:class:`WalkMap`, :class:`Ray`,
-:class:`WalkState`, :class:`WalkHit`, :class:`WalkChunk`): the kernels take
-and answer them as Numba named tuples, so every interface is named.
+:class:`WalkState`, :class:`WalkHit`, :class:`WalkChunk`, and the batch
+kernels' :class:`RayBatch`, :class:`Beams`, :class:`FirstHits`): the
+kernels take and answer them as Numba named tuples, so every interface is
+named.
 
 The module is plain Python and imports nothing but :mod:`math` and
 :mod:`typing`: importing it loads neither NumPy nor Numba. The functions
@@ -250,3 +252,51 @@ class WalkChunk(NamedTuple):
     status: int
     n_events: int
     state: WalkState
+
+
+# ------------------------------------------------------ records of the batch kernels
+class RayBatch(NamedTuple):
+    """The rays of a batch (``raycast_many``).
+
+    Ray k starts at ``origins[k // origin_stride]`` along ``directions[k]``
+    within ``max_distances[k]`` (one direction or distance broadcasts), with
+    the query's ``gaps``, ``ignore_start`` and ``mask``.
+    """
+
+    origins: Any
+    directions: Any
+    origin_stride: int
+    max_distances: Any
+    gaps: int
+    ignore_start: bool
+    mask: int
+
+
+class FirstHits(NamedTuple):
+    """A batch's first-hit outputs, row k for ray k.
+
+    ``distance`` (N,), ``point``, ``normal`` (N, 2), ``cell``, ``pixel``
+    (N, 2) int64, ``inside`` (N,) bool and ``status`` (N,) uint8: DONE, or
+    UNSAFE for a ray the far-range walk decides (see
+    :func:`tilecast._kernels.walk.store_first_hit`).
+    """
+
+    distance: Any
+    point: Any
+    normal: Any
+    cell: Any
+    inside: Any
+    pixel: Any
+    status: Any
+
+
+class Beams(NamedTuple):
+    """A scan's rays (``scan_many``).
+
+    Ray k is beam ``k % B`` of ``poses[k // B]`` (x, y, theta), direction
+    ``theta + angles[k % B]``, range ``max_range``.
+    """
+
+    poses: Any
+    angles: Any
+    max_range: float

@@ -58,7 +58,9 @@ from tilecast._walkspec import (  # the walk's rules, bounds and records, shared
     SAFE_SMALL,
     SOLID,
     UNSAFE,
+    FirstHits,
     Ray,
+    RayBatch,
     WalkChunk,
     WalkHit,
     WalkMap,
@@ -1022,32 +1024,6 @@ def compile_walk_with(dispatcher: Any, argument_types: tuple[Any, ...], seconds:
 
 
 # ------------------------------------------------------ many rays, one walk each
-class RayBatch(NamedTuple):
-    """The rays of a batch: ray k starts at ``origins[k // origin_stride]`` along
-    ``directions[k]`` within ``max_distances[k]`` (one direction or distance
-    broadcasts), with the query's ``gaps``, ``ignore_start`` and ``mask``."""
-
-    origins: Any
-    directions: Any
-    origin_stride: int
-    max_distances: Any
-    gaps: int
-    ignore_start: bool
-    mask: int
-
-
-class FirstHits(NamedTuple):
-    """A batch's first-hit outputs, row k for ray k (see :func:`store_first_hit`)."""
-
-    distance: Any
-    point: Any
-    normal: Any
-    cell: Any
-    inside: Any
-    pixel: Any
-    status: Any
-
-
 BATCH_TYPE = types.NamedTuple(
     (types.float64[:, ::1], types.float64[:, ::1], types.int64, types.float64[::1], types.int64,
      types.boolean, types.uint32),
