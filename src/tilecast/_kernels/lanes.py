@@ -28,9 +28,9 @@ decision would be needed:
 
 Such rays, and rays that start off the map, inside a wall, on an axis or
 with numbers outside the range where the step's arithmetic is proven, are
-finished by :func:`tilecast._kernels.walk.walk_first` from their start, so every ray's
-answer is the exact one, bit for bit. On the standard workloads that is about one ray in
-a hundred thousand.
+finished by :func:`tilecast._kernels.walk.walk_first` from their start, so every
+ray's answer is the exact one, bit for bit. On the standard workloads that is about one
+ray in a hundred thousand.
 
 Why the distance test is exact: the walk stops at the first crossing
 whose float distance ``((X - u0) / du) * norm`` exceeds ``max_distance``.
@@ -291,7 +291,7 @@ def _advance(flat, row_step, lf, li):
 def _cast_alone(k, m, ray, out, full, walk_at):
     """Cast ray k (a :class:`~tilecast._walkspec.Ray`) with the one-ray walk
     (:func:`tilecast._kernels.walk.walk_first`, at address ``walk_at``) and
-    write its answer to ``out`` (a :class:`~tilecast._kernels.walk.FirstHits`)."""
+    write its answer to ``out`` (a :class:`~tilecast._walkspec.FirstHits`)."""
     a = call_walk(walk_at, m, ray)
     if full:
         store_first_hit(out, k, a)
@@ -320,7 +320,7 @@ def _outcome(state, hit_axis, current):
 @internal(error_model="numpy")
 def _gather(kind, first, count, rays, beams, staged):
     """Copy rays first .. first + count - 1 of the input (``rays``, a
-    :class:`~tilecast._kernels.walk.RayBatch`, or ``beams``, a :class:`Beams`)
+    :class:`~tilecast._walkspec.RayBatch`, or ``beams``, a :class:`~tilecast._walkspec.Beams`)
     into the staging buffers ``staged`` (a :class:`Staged`)."""
     xs, ys, dxs, dys, limits = staged.xs, staged.ys, staged.dxs, staged.dys, staged.limits
     if kind == MANY:
@@ -382,13 +382,13 @@ def cast_lanes_at(kind, counter, hi, m, rays, beams, out, full, walk_at):
     costs a Python call with the GIL).
 
     ``m``: the map's :class:`~tilecast._walkspec.WalkMap`. MANY: the rays are
-    ``rays`` (a :class:`~tilecast._kernels.walk.RayBatch`: ray k starts at
+    ``rays`` (a :class:`~tilecast._walkspec.RayBatch`: ray k starts at
     origins[k // origin_stride]; one direction or one max distance
     broadcasts over all rays). SCAN: the rays are ``beams`` (a
-    :class:`Beams`: ray k is beam k % B of pose k // B, direction
+    :class:`~tilecast._walkspec.Beams`: ray k is beam k % B of pose k // B, direction
     sincos(theta + angle), range max_range). The other input is a
     placeholder of the same type. Results go to ``out`` (a
-    :class:`~tilecast._kernels.walk.FirstHits`, its pixel not written):
+    :class:`~tilecast._walkspec.FirstHits`, its pixel not written):
     distance (N,), point (N, 2), normal (N, 2), cell (N, 2), inside (N,)
     and status (N,); without `full` only distance and status are written
     (the others may be empty). One entry point for both kinds, and every

@@ -1017,9 +1017,9 @@ def compile_walk_with(dispatcher: Any, argument_types: tuple[Any, ...], seconds:
     are cores.
 
     ``seconds``: about how long the kernel's first compile takes (the walk's
-    is about 3 s on a 2-core machine), see :mod:`tilecast._kernels.jobs`.
+    is about 4 s on a 2-core machine), see :mod:`tilecast._kernels.jobs`.
     """
-    compile_together([(walk_first, FIRST_SIGNATURE.args, 3.0),
+    compile_together([(walk_first, FIRST_SIGNATURE.args, 4.0),
                       (dispatcher, argument_types, seconds)])  # fmt: skip
 
 
