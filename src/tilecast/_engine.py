@@ -5,9 +5,11 @@ import :mod:`tilecast._kernels` themselves. The engine
 
 - loads kernel families on first use (:func:`kernels`), so that ``import
   tilecast`` loads neither Numba nor any compiled code;
-- runs the one grid walk for a single ray or segment (:func:`first_hit`,
-  :func:`all_hits`, :func:`sight`, :func:`steps`) from the compiled walk's
-  entry point, with no type dispatch per call;
+- runs the grid walk for a single ray or segment (:func:`first_hit`,
+  :func:`all_hits`, :func:`sight`, :func:`steps`: one compiled kernel per
+  mode) from the compiled entry points, with no type dispatch per call,
+  passing the map and the query as records and reading the answers'
+  fields by name;
 - decides, in one place, when a ray takes the exact far-range walk
   (:mod:`tilecast._farwalk`): whenever a compiled walk answers
   :data:`~tilecast._walkspec.UNSAFE` (its tile-space numbers are beyond the
@@ -27,18 +29,20 @@ import numpy as np
 from tilecast import _farwalk
 from tilecast._load import kernels
 from tilecast._validate import tile_coordinates
-from tilecast._walkmap import WalkMap, walk_map
+from tilecast._walkmap import walk_map
 from tilecast._walkspec import (
     ALL,
+    ALL_LAYERS,
     CELLS,
     CORNER_POLICIES,
+    CORNERS_BOTH,
     DIAGONAL_GAPS,
     DONE,
-    FIRST,
     FOUND,
     MORE,
-    SIGHT,
+    START,
     UNSAFE,
+    WalkMap,
 )
 from tilecast.grid import check_map
 from tilecast.results import Hit, Step
@@ -49,7 +53,6 @@ __all__ = [
     "far_first_hit",
     "first_hit",
     "kernels",
-    "raw_first_hit",
     "sight",
     "steps",
     "walk_address",
@@ -57,55 +60,56 @@ __all__ = [
 ]
 
 # ------------------------------------------------------------ the walk
-_NO_EVENTS_F = np.empty((0, 5))
-_NO_EVENTS_I = np.empty((0, 5), dtype=np.int64)
 _NO_INFO = np.zeros((4, 1, 1), dtype=np.int8)
 _NO_VARIANTS = np.zeros((1, 1), dtype=np.int32)
 _NO_PIXELS = np.zeros((4, 1, 1, 1), dtype=np.int8)
 _CHUNK = 64  # steps or hits per compiled call of traverse and raycast_all
 
-_walk_entry: Any = None
+# The compiled walk's entry points, loaded on first use. Every argument is of
+# the one signature each is compiled for, so the dispatcher's type checks
+# would find nothing: the engine builds them so. A record argument's entry
+# unboxes any tuple of its fields in order, so a query's ray goes in as a
+# plain tuple laid out as :class:`~tilecast._walkspec.Ray` (no class call per
+# query); the map goes in as the one WalkMap record of its state.
+_first: Any = None  # first_fields, with the first-hit walk's address
+_first_at = 0
+_sight: Any = None  # walk_sight
+_events: Any = None  # events_fields
+_all_at = 0  # walk_all's address
+_cells_at = 0  # walk_cells's address
 
 
-def _load_walk() -> Any:
-    """Return the compiled walk's entry point (loaded on first use; no type dispatch per call).
-
-    Every argument is of the one signature the walk is compiled for, so the
-    dispatcher's type checks would find nothing: the engine builds them so.
-    """
-    global _walk_entry
-    if _walk_entry is None:
-        walk = kernels("walk")
-        walk.walk.compile(walk.WALK_SIGNATURE.args)
-        overload = walk.walk.overloads[walk.WALK_SIGNATURE.args]
-        _walk_entry = overload.entry_point
-    return _walk_entry
+def _load_first() -> Any:
+    """Load the first-hit walk and its face (:func:`tilecast._kernels.walk.first_fields`)."""
+    global _first, _first_at
+    walk = kernels("walk")
+    walk.compile_walk_with(walk.first_fields, walk.FIRST_FIELDS_SIGNATURE, 0.5)
+    _first_at = walk.walk_address()
+    _first = walk.first_fields.overloads[walk.FIRST_FIELDS_SIGNATURE].entry_point
+    return _first
 
 
-def raw_first_hit(
-    view: WalkMap, x0: float, y0: float, dx: float, dy: float, limit: float, gaps: int,
-    ignore: bool,
-) -> tuple[Any, ...]:  # fmt: skip
-    """Run the compiled walk for one checked ray's first hit; return its raw result tuple.
+def _load_sight() -> Any:
+    global _sight
+    walk = kernels("walk")
+    walk.walk_sight.compile(walk.SIGHT_SIGNATURE.args)
+    _sight = walk.walk_sight.overloads[walk.SIGHT_SIGNATURE.args].entry_point
+    return _sight
 
-    ``r[0]`` is the status (:data:`FOUND`, :data:`DONE`, or :data:`UNSAFE`
-    when the ray needs the far-range walk of :func:`first_hit`); on
-    ``FOUND``, ``r[7]`` is the distance, ``r[8:10]`` the point, ``r[10:12]``
-    the normal, ``r[12:14]`` the cell, ``r[14]`` inside (0 or 1), ``r[15:17]``
-    the pixel.
 
-    Examples
-    --------
-    >>> from tilecast import Grid
-    >>> view, _ = walk_map(Grid([[0, 1]]))
-    >>> r = raw_first_hit(view, 0.5, 0.5, 1.0, 0.0, math.inf, 0, False)
-    >>> r[0] == FOUND, r[7], (r[12], r[13])
-    (True, 0.5, (1, 0))
-    """
-    walk = _walk_entry or _load_walk()
-    result: tuple[Any, ...] = walk(*view, FIRST, gaps, 0, ignore, x0, y0, dx, dy, limit, 0, 0,
-                                   0, 0, 0, 0.0, _NO_EVENTS_F, _NO_EVENTS_I)  # fmt: skip
-    return result
+def _load_events() -> Any:
+    """Load the walks that record events (ALL, CELLS) and their face."""
+    global _events, _all_at, _cells_at
+    walk = kernels("walk")
+    signature = walk.EVENTS_SIGNATURE
+    kernels("jobs").compile_together(
+        [(walk.walk_all, signature.args, 3.0), (walk.walk_cells, signature.args, 2.0),
+         (walk.events_fields, walk.EVENTS_FIELDS_SIGNATURE, 0.5)]
+    )  # fmt: skip
+    _all_at = walk.kernel_address(walk.walk_all, signature)
+    _cells_at = walk.kernel_address(walk.walk_cells, signature)
+    _events = walk.events_fields.overloads[walk.EVENTS_FIELDS_SIGNATURE].entry_point
+    return _events
 
 
 def first_hit(
@@ -126,13 +130,16 @@ def first_hit(
     >>> first_hit(grid, view, is_tilemap, 0.5, 0.5, 1.0, 0.0, math.inf, 0, False).cell
     (1, 0)
     """
-    r = raw_first_hit(view, x0, y0, dx, dy, limit, gaps, ignore)
-    status = r[0]
+    walk = _first or _load_first()
+    # the fields of a WalkHit, in order
+    status, distance, x, y, normal_x, normal_y, col, row, inside, px, py = walk(
+        view, (x0, y0, dx, dy, limit, gaps, CORNERS_BOTH, ignore, ALL_LAYERS), _first_at
+    )
     if status == FOUND:
         return tuple.__new__(
             Hit,
-            ((r[8], r[9]), (r[10], r[11]), r[7], (r[12], r[13]), r[14] != 0,
-             (r[15], r[16]) if is_tilemap else None),
+            ((x, y), (normal_x, normal_y), distance, (col, row), inside != 0,
+             (px, py) if is_tilemap else None),
         )  # fmt: skip
     if status == DONE:
         return None
@@ -186,7 +193,8 @@ def all_hits(
     [(1, 0), (2, 0)]
     """
     view, is_tilemap = walk_map(grid)
-    for chunk in _chunks(view, ALL, gaps, 0, ignore, origin, direction, limit):
+    ray = (*origin, *direction, limit, gaps, CORNERS_BOTH, ignore, ALL_LAYERS)
+    for chunk in _chunks(view, ALL, ray):
         if chunk is None:
             yield from _farwalk.cast(check_map(grid), origin, direction, limit,
                                      DIAGONAL_GAPS[gaps], ignore)  # fmt: skip
@@ -199,31 +207,30 @@ def all_hits(
 
 
 def _chunks(
-    view: tuple[Any, ...], mode: int, gaps: int, corners: int, ignore: bool,
-    a: tuple[float, float], b: tuple[float, float], limit: float,
-) -> Iterator[tuple[list[list[float]], list[list[int]]] | None]:  # fmt: skip
-    """Run the compiled walk in chunks of events (ALL or CELLS mode), resuming where it stopped.
+    view: tuple[Any, ...], mode: int, ray: tuple[Any, ...]
+) -> Iterator[tuple[list[list[float]], list[list[int]]] | None]:
+    """Run a walk that records events (``mode`` ALL or CELLS) in chunks, resuming where it stopped.
 
-    Yields each chunk's events as lists ``(floats, ints)`` of rows (see the
-    walk's ``out_f``, ``out_i``), or None, once and first, when the ray's
-    numbers are beyond the compiled range (the caller takes the far-range
-    walk).
+    ``ray``: the fields of a :class:`~tilecast._walkspec.Ray`. Yields each
+    chunk's events as lists ``(floats, ints)`` of rows (see the walk's
+    ``out_f``, ``out_i``), or None, once and first, when the ray's numbers
+    are beyond the compiled range (the caller takes the far-range walk).
     """
-    walk = _walk_entry or _load_walk()
+    walk = _events or _load_events()
+    walk_at = _all_at if mode == ALL else _cells_at
     events_f = np.empty((_CHUNK, 5))
     events_i = np.empty((_CHUNK, 5), dtype=np.int64)
-    resume, i, j, nx, ny, t_prev = 0, 0, 0, 0, 0, 0.0
+    state: tuple[Any, ...] = START
     while True:
-        r = walk(*view, mode, gaps, corners, ignore, a[0], a[1], b[0], b[1], limit, resume, i, j,
-                 nx, ny, t_prev, events_f, events_i)  # fmt: skip
-        if r[0] == UNSAFE:
+        # the WalkChunk's status, count and state fields
+        status, count, i, j, nx, ny, t_prev = walk(view, ray, state, events_f, events_i, walk_at)
+        if status == UNSAFE:
             yield None
             return
-        count = r[1]
         yield events_f[:count].tolist(), events_i[:count].tolist()
-        if r[0] != MORE:
+        if status != MORE:
             return
-        resume, i, j, nx, ny, t_prev = 1, r[2], r[3], r[4], r[5], r[6]
+        state = (True, i, j, nx, ny, t_prev)
 
 
 def sight(
@@ -238,12 +245,11 @@ def sight(
     >>> sight(grid, walk_map(grid)[0], (0.5, 0.5), (2.5, 0.5), 0)
     False
     """
-    walk = _walk_entry or _load_walk()
-    r = walk(*view, SIGHT, gaps, 0, False, a[0], a[1], b[0], b[1], math.inf, 0, 0, 0, 0, 0, 0.0,
-             _NO_EVENTS_F, _NO_EVENTS_I)  # fmt: skip
-    if r[0] == UNSAFE:
+    walk = _sight or _load_sight()
+    status = walk(view, (*a, *b, math.inf, gaps, CORNERS_BOTH, False, ALL_LAYERS))
+    if status == UNSAFE:
         return _farwalk.sight(check_map(grid), a, b, DIAGONAL_GAPS[gaps])
-    return bool(r[0] == DONE)
+    return bool(status == DONE)
 
 
 def steps(
@@ -258,8 +264,9 @@ def steps(
     [(0, 0), (1, 1)]
     """
     # CELLS reads no map: the walk cells are the tiles
-    view = (_NO_INFO, _NO_VARIANTS, _NO_PIXELS, False, 0, *origin, *tile_size)
-    for chunk in _chunks(view, CELLS, 0, policy, False, a, b, math.inf):
+    view = WalkMap(_NO_INFO, _NO_VARIANTS, _NO_PIXELS, False, 0, *origin, *tile_size)
+    ray = (*a, *b, math.inf, 0, policy, False, ALL_LAYERS)
+    for chunk in _chunks(view, CELLS, ray):
         if chunk is None:
             u0, v0 = tile_coordinates("start", a, origin, tile_size)
             u1, v1 = tile_coordinates("end", b, origin, tile_size)

@@ -1,21 +1,24 @@
 """What the compiled walk reads of a map, built once and kept current.
 
-Every ray query hands :func:`tilecast._kernels.walk.walk` the same three
-arrays: the padded per-quadrant tile info map (on a ``Grid`` its clearance
-map), the variant of each tile and the per-variant pixel clearance (on a
-``Grid``: one-pixel tiles, never read). They are built on first use, stored
-on the map, and kept current by ``Grid.set_solid`` / ``TileMap.set_tile``.
+Every ray query hands the walk's kernels (:mod:`tilecast._kernels.walk`) one
+record, a :class:`~tilecast._walkspec.WalkMap`: the padded per-quadrant tile
+info map (on a ``Grid`` its clearance map), the variant of each tile and the
+per-variant pixel clearance (on a ``Grid``: one-pixel tiles, never read),
+with the outside, the jump threshold, the origin and the walk cell's size.
+The arrays are built on first use, stored on the map, and kept current by
+``Grid.set_solid`` / ``TileMap.set_tile``; the record is built once per map
+state (:func:`walk_map`), so every call passes one of the same Numba type.
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from tilecast._load import kernels
-from tilecast._walkspec import MIXED_TILE, OFF_EMPTY, SOLID
+from tilecast._walkspec import MIXED_TILE, OFF_EMPTY, SOLID, WalkMap
 from tilecast.grid import Grid, check_map
 from tilecast.tiles import TileMap
 
@@ -35,20 +38,6 @@ _REBUILD_FRACTION = 0.02
 # The variant and pixel tables of a grid (one-pixel tiles): never read.
 _GRID_VARIANTS = np.zeros((1, 1), dtype=np.int32)
 _GRID_PIXELS = np.zeros((4, 1, 1, 1), dtype=np.int8)
-
-
-class WalkMap(NamedTuple):
-    """The walk's arguments that describe one map, in the walk's order (module docstring)."""
-
-    info: NDArray[np.int8]
-    variants: NDArray[np.int32]
-    pixels: NDArray[np.int8]
-    outside_solid: bool
-    jump_min: int
-    origin_x: float
-    origin_y: float
-    cell_width: float
-    cell_height: float
 
 
 def fill_clearance(solid: NDArray[np.bool_], cap: int, outside_solid: bool,

@@ -6,12 +6,18 @@ compiled walk (:mod:`tilecast._kernels.walk`), the SIMD lanes
 (:mod:`tilecast._farwalk`) and the public modules that call them. No number
 or rule below is restated elsewhere.
 
-The module is plain Python and imports nothing but :mod:`math`: importing it
-loads neither NumPy nor Numba. The functions are written so that the same
-source runs in Python (the far-range walk calls them with Python floats and
-integers, exact for any size) and compiled (the kernels wrap them with
-:func:`tilecast._kernels.internal`, where ``math.floor`` gives an int64;
-Numba ignores the type hints).
+It also defines the walk's records (:class:`WalkMap`, :class:`Ray`,
+:class:`WalkState`, :class:`WalkHit`, :class:`WalkChunk`, and the batch
+kernels' :class:`RayBatch`, :class:`Beams`, :class:`FirstHits`): the
+kernels take and answer them as Numba named tuples, so every interface is
+named.
+
+The module is plain Python and imports nothing but :mod:`math` and
+:mod:`typing`: importing it loads neither NumPy nor Numba. The functions
+are written so that the same source runs in Python (the far-range walk
+calls them with Python floats and integers, exact for any size) and
+compiled (the kernels wrap them with :func:`tilecast._kernels.internal`,
+where ``math.floor`` gives an int64; Numba ignores the type hints).
 
 A ray lives in *tile space*: it starts at ``(u0, v0)`` and moves along
 ``(du, dv)``; cell ``(i, j)`` is the half-open box ``[i, i+1) x [j, j+1)``.
@@ -20,6 +26,7 @@ A ray lives in *tile space*: it starts at ``(u0, v0)`` and moves along
 from __future__ import annotations
 
 import math
+from typing import Any, NamedTuple
 
 # ----------------------------------------------------------------- modes
 #: What a walk does: stop at the first solid cell entered (a ray).
@@ -142,3 +149,154 @@ def corner_stop(
     x_shoulder = a_solid or not stopped
     # one return: Numba can miscompile early returns in inlined functions
     return stopped, (i + sx if x_shoulder else i), (j if x_shoulder else j + sy)
+
+
+# --------------------------------------------------------------- records
+#: The layers a query's ray is stopped by, every one (DESIGN 20: ``mask``).
+ALL_LAYERS = 0xFFFFFFFF
+
+
+class WalkMap(NamedTuple):
+    """What a walk reads of one map: one record, built once per map state (``_walkmap``).
+
+    ``info`` (4, rows + 2, cols + 2) int8: the tile info per quadrant (a
+    grid's clearance map); ``variants`` (rows, cols) int32: the variant of
+    each tile; ``pixels`` (4, V, th, tw) int8: pixel clearance per variant
+    (a grid: (4, 1, 1, 1), never read); ``outside_solid``; ``jump_min``:
+    the least tile clearance worth a jump; the origin and the world size of
+    one walk cell (a pixel; a grid's tile).
+    """
+
+    info: Any
+    variants: Any
+    pixels: Any
+    outside_solid: bool
+    jump_min: int
+    origin_x: float
+    origin_y: float
+    cell_width: float
+    cell_height: float
+
+
+class Ray(NamedTuple):
+    """One query's ray or segment, as every walk kernel takes it.
+
+    A ray (FIRST, ALL) starts at ``(x0, y0)`` along ``(x1, y1)`` and goes
+    ``max_distance`` far; a segment (SIGHT, CELLS) runs from ``(x0, y0)`` to
+    ``(x1, y1)``. ``gaps``: a :data:`DIAGONAL_GAPS` index; ``corners``: a
+    :data:`CORNER_POLICIES` index (CELLS); ``ignore_start`` (FIRST, ALL);
+    ``mask``: the layers that block (uint32; :data:`ALL_LAYERS` until the
+    maps have layers, not read yet).
+    """
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    max_distance: float
+    gaps: int
+    corners: int
+    ignore_start: bool
+    mask: int
+
+
+class WalkState(NamedTuple):
+    """Where a walk that records events (ALL, CELLS) stands.
+
+    Cell ``(i, j)``, the next column and row lines ``(nx, ny)`` and the last
+    ``t`` reported (CELLS). ``started`` False: start the walk (the other fields are not read); a
+    walk that ran out of room (:data:`MORE`) answers the state to go on from.
+    """
+
+    started: bool
+    i: int
+    j: int
+    nx: int
+    ny: int
+    t_prev: float
+
+
+#: The state of a walk not yet started.
+START = WalkState(False, 0, 0, 0, 0, 0.0)
+
+
+class WalkHit(NamedTuple):
+    """A walk's event: FIRST's answer (with its ``status``), and each event ALL and CELLS record.
+
+    ``distance`` (CELLS: the segment's ``t``), the point ``(x, y)``, the
+    normal, the cell ``(col, row)`` (the tile), ``inside`` (a start inside a
+    wall; CELLS: a corner step) and the pixel ``(px, py)`` in the tile. A
+    miss: ``inf``, NaN point, zero normal, cell and pixel ``-1``.
+    """
+
+    status: int
+    distance: float
+    x: float
+    y: float
+    normal_x: float
+    normal_y: float
+    col: int
+    row: int
+    inside: int
+    px: int
+    py: int
+
+
+class WalkChunk(NamedTuple):
+    """The answer of a walk that records events (ALL, CELLS).
+
+    Its status, how many events it wrote, and the state to go on from
+    (status :data:`MORE`).
+    """
+
+    status: int
+    n_events: int
+    state: WalkState
+
+
+# ------------------------------------------------------ records of the batch kernels
+class RayBatch(NamedTuple):
+    """The rays of a batch (``raycast_many``).
+
+    Ray k starts at ``origins[k // origin_stride]`` along ``directions[k]``
+    within ``max_distances[k]`` (one direction or distance broadcasts), with
+    the query's ``gaps``, ``ignore_start`` and ``mask``.
+    """
+
+    origins: Any
+    directions: Any
+    origin_stride: int
+    max_distances: Any
+    gaps: int
+    ignore_start: bool
+    mask: int
+
+
+class FirstHits(NamedTuple):
+    """A batch's first-hit outputs, row k for ray k.
+
+    ``distance`` (N,), ``point``, ``normal`` (N, 2), ``cell``, ``pixel``
+    (N, 2) int64, ``inside`` (N,) bool and ``status`` (N,) uint8: DONE, or
+    UNSAFE for a ray the far-range walk decides (see
+    :func:`tilecast._kernels.walk.store_first_hit`).
+    """
+
+    distance: Any
+    point: Any
+    normal: Any
+    cell: Any
+    inside: Any
+    pixel: Any
+    status: Any
+
+
+class Beams(NamedTuple):
+    """A scan's rays (``scan_many``).
+
+    Ray k is beam ``k % B`` of ``poses[k // B]`` (x, y, theta), direction
+    ``theta + angles[k % B]``, range ``max_range``.
+    """
+
+    poses: Any
+    angles: Any
+    max_range: float

@@ -38,8 +38,18 @@ from tilecast._validate import (
     as_range_dtype,
     check_out,
 )
-from tilecast._walkmap import CLEARANCE_CAP, WalkMap, clearance_map, tile_info_map, walk_map
-from tilecast._walkspec import DIAGONAL_GAPS, DONE, FOUND
+from tilecast._walkmap import CLEARANCE_CAP, clearance_map, tile_info_map, walk_map
+from tilecast._walkspec import (
+    ALL_LAYERS,
+    CORNERS_BOTH,
+    DIAGONAL_GAPS,
+    DONE,
+    FOUND,
+    Beams,
+    FirstHits,
+    RayBatch,
+    WalkMap,
+)
 from tilecast.grid import Grid, check_map
 from tilecast.results import Hit, Hits
 from tilecast.tiles import TileMap
@@ -84,6 +94,9 @@ _NO_POINTS = np.empty((0, 2))
 _NO_LIMITS = np.empty(0)
 _NO_CELLS = np.empty((0, 2), dtype=np.int64)
 _NO_INSIDE = np.empty(0, dtype=np.bool_)
+# the input of the other kind, for the lanes (one compiled signature for both kinds)
+_NO_RAYS = RayBatch(_NO_POINTS, _NO_POINTS, 1, _NO_LIMITS, 0, False, ALL_LAYERS)
+_NO_BEAMS = Beams(_NO_POSES, _NO_ANGLES, 0.0)
 
 
 def _far_path(
@@ -119,25 +132,26 @@ def _cast(
         if not is_tilemap:
             pixel = _NO_PIXELS if n <= _SMALL_BATCH else np.empty((n, 2), dtype=np.int64)
         cast_range = _cast_range or _load_cast_range()
-        rest = (gaps, ignore_start, origins, directions, origin_stride, max_distances, distance,
-                point, normal, cell, inside, pixel, status, _engine.walk_address)  # fmt: skip
+        # records of the kernel's signature (RayBatch, FirstHits of tilecast._kernels.walk)
+        rays = (origins, directions, origin_stride, max_distances, gaps, ignore_start, ALL_LAYERS)
+        out = (distance, point, normal, cell, inside, pixel, status)
+        walk_at = _engine.walk_address
         if n <= _SMALL_BATCH:
-            if not cast_range(0, n, *view, *rest):
+            if not cast_range(0, n, view, rays, out, walk_at):
                 return distance, point, normal, cell, inside, pixel
         else:
-            run_tasks(lambda lo, hi: cast_range(lo, hi, *view, *rest), n)
+            run_tasks(lambda lo, hi: cast_range(lo, hi, view, rays, out, walk_at), n)
     else:
         lanes = _engine.kernels("lanes")
 
         counter = np.zeros(1, dtype=np.int64)  # the threads claim rays from it
 
+        rays = RayBatch(origins, directions, origin_stride, max_distances, gaps, ignore_start,
+                        ALL_LAYERS)  # fmt: skip
+        out = FirstHits(distance, point, normal, cell, inside, _NO_CELLS, status)
+
         def task() -> None:
-            lanes.cast_lanes(lanes.MANY, counter, n, view.info, view.variants, view.pixels,
-                             view.outside_solid, view.origin_x, view.origin_y, view.cell_width,
-                             view.cell_height, origins, directions, origin_stride,
-                             max_distances, _NO_POSES, _NO_ANGLES, 0.0, gaps, ignore_start,
-                             view.jump_min, distance, point, normal, cell, inside, status,
-                             True)  # fmt: skip
+            lanes.cast_lanes(lanes.MANY, counter, n, view, rays, _NO_BEAMS, out, True)
 
         run_shared(task, n)
     for k in np.flatnonzero(status != 0).tolist():  # rare: beyond the compiled range
@@ -315,8 +329,9 @@ def _one_ray(
     inside = _empty(_ONE, _BOOL)
     pixel = _empty(_ONE_PAIR, _INT) if is_tilemap else _NO_PIXELS
     cast_single = _cast_single or _load_cast_single()
-    status = cast_single(*view, gaps, ignore, x0, y0, dx, dy, limit, hit, distance, point, normal,
-                         cell, inside, pixel, _engine.walk_address)  # fmt: skip
+    ray = (x0, y0, dx, dy, limit, gaps, CORNERS_BOTH, ignore, ALL_LAYERS)  # a Ray's fields
+    status = cast_single(view, ray, hit, distance, point, normal, cell, inside, pixel,
+                         _engine.walk_address)  # fmt: skip
     if status != FOUND and status != DONE:  # rare: beyond the compiled range
         far = _engine.first_hit(world, view, is_tilemap, x0, y0, dx, dy, limit, gaps, ignore,
                                 "origins")  # fmt: skip
@@ -452,12 +467,11 @@ def _scan_grid_rays(
     status = np.zeros(n, dtype=np.uint8)
     counter = np.zeros(1, dtype=np.int64)  # the threads claim rays from it
 
+    beams = Beams(poses, angles, max_range)
+    out = FirstHits(distance, _NO_POINTS, _NO_POINTS, _NO_CELLS, _NO_INSIDE, _NO_CELLS, status)
+
     def task() -> None:
-        lanes.cast_lanes(lanes.SCAN, counter, n, view.info, view.variants, view.pixels,
-                         view.outside_solid, view.origin_x, view.origin_y, view.cell_width,
-                         view.cell_height, _NO_POINTS, _NO_POINTS, 1, _NO_LIMITS, poses, angles,
-                         max_range, 0, False, view.jump_min, distance, _NO_POINTS, _NO_POINTS,
-                         _NO_CELLS, _NO_INSIDE, status, False)  # fmt: skip
+        lanes.cast_lanes(lanes.SCAN, counter, n, view, _NO_RAYS, beams, out, False)
 
     run_shared(task, n)
     for k in np.flatnonzero(status).tolist():  # rare: beyond the compiled range

@@ -28,9 +28,9 @@ decision would be needed:
 
 Such rays, and rays that start off the map, inside a wall, on an axis or
 with numbers outside the range where the step's arithmetic is proven, are
-finished by :func:`tilecast._kernels.walk.walk` from their start, so every ray's
-answer is the exact one, bit for bit. On the standard workloads that is about one ray in
-a hundred thousand.
+finished by :func:`tilecast._kernels.walk.walk_first` from their start, so every
+ray's answer is the exact one, bit for bit. On the standard workloads that is about one
+ray in a hundred thousand.
 
 Why the distance test is exact: the walk stops at the first crossing
 whose float distance ``((X - u0) / du) * norm`` exceeds ``max_distance``.
@@ -47,7 +47,7 @@ ray, its results ignored) never reads outside it.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -59,6 +59,7 @@ from tilecast._kernels.jobs import argument_types
 from tilecast._kernels.walk import (
     call_walk,
     compile_walk_with,
+    first_ray,
     store_first_hit,
     walk_address,
 )
@@ -66,7 +67,6 @@ from tilecast._walkspec import (
     DONE,
     ESTIMATE_ERROR,
     FILTER,
-    FIRST,
     FOUND,
     OFF_EMPTY,
     SAFE_DIRECTION,
@@ -114,6 +114,16 @@ MANY = 0
 SCAN = 1
 
 
+class Staged(NamedTuple):
+    """Rays copied from the input, one per entry: start, direction and max distance."""
+
+    xs: Any
+    ys: Any
+    dxs: Any
+    dys: Any
+    limits: Any
+
+
 @njit(cache=True, inline="always")
 def _at(field, stride, t):
     """The index of a field of lane (or staged ray) t, unsigned: Numba skips
@@ -122,16 +132,20 @@ def _at(field, stride, t):
 
 
 @internal(error_model="numpy")
-def _stage(m, ox, oy, w, h, rows, cols, xs, ys, dxs, dys, limits, sf, si):
-    """Set up rays 0 .. m - 1 of the staging buffers (no branch: vectorises).
+def _stage(count, walk_map, rows, cols, staged, sf, si):
+    """Set up rays 0 .. count - 1 of the staging buffers (no branch: vectorises).
 
     Tile-space start and direction as :func:`start_ray` computes them (the
     direction scaled by a power of two so its larger component is in [1, 2);
     here by a multiplication with that power, built from the exponent bits).
+    ``staged``: the rays, a :class:`Staged`; ``walk_map`` the map's record.
     """
+    ox, oy = walk_map.origin_x, walk_map.origin_y
+    w, h = walk_map.cell_width, walk_map.cell_height
+    xs, ys, dxs, dys, limits = staged.xs, staged.ys, staged.dxs, staged.dys, staged.limits
     row_step = np.int64(cols + 2)
     plane_size = (rows + 2) * row_step
-    for s in range(m):
+    for s in range(count):
         x0 = xs[s]
         y0 = ys[s]
         dx0 = dxs[s]
@@ -274,20 +288,16 @@ def _advance(flat, row_step, lf, li):
 
 
 @internal
-def _cast_alone(k, accel, variants, pixels, outside_solid, ox, oy, w, h, x0, y0, dx, dy,
-                max_distance, gaps, ignore_start, jump_min, distance, point, normal, cell, inside,
-                status, full, walk_at):  # fmt: skip
-    """Cast ray k with the one walk (:func:`tilecast._kernels.walk.walk`, at address
-    ``walk_at``) and write its answer."""
-    no_events = np.empty((0, 5))
-    r = call_walk(walk_at, accel, variants, pixels, outside_solid, jump_min, ox, oy, w, h, FIRST,
-                  gaps, 0, ignore_start, x0, y0, dx, dy, max_distance, 0, 0, 0, 0, 0, 0.0,
-                  no_events, np.empty((0, 5), dtype=np.int64))  # fmt: skip
+def _cast_alone(k, m, ray, out, full, walk_at):
+    """Cast ray k (a :class:`~tilecast._walkspec.Ray`) with the one-ray walk
+    (:func:`tilecast._kernels.walk.walk_first`, at address ``walk_at``) and
+    write its answer to ``out`` (a :class:`~tilecast._walkspec.FirstHits`)."""
+    a = call_walk(walk_at, m, ray)
     if full:
-        store_first_hit(r, k, status, distance, point, normal, cell, inside)
+        store_first_hit(out, k, a)
     else:  # a scan: the distance only (the other outputs are empty placeholders)
-        status[k] = UNSAFE if r[0] == UNSAFE else DONE
-        distance[k] = r[7] if r[0] == FOUND else np.inf
+        out.status[k] = UNSAFE if a.status == UNSAFE else DONE
+        out.distance[k] = a.distance if a.status == FOUND else np.inf
 
 
 # how a ray that stopped ends
@@ -308,15 +318,19 @@ def _outcome(state, hit_axis, current):
 
 
 @internal(error_model="numpy")
-def _gather(kind, first, m, origins, directions, origin_stride, max_distances, poses, angles,
-            max_range, xs, ys, dxs, dys, limits):  # fmt: skip
-    """Copy rays first .. first + m - 1 of the input into the staging buffers."""
+def _gather(kind, first, count, rays, beams, staged):
+    """Copy rays first .. first + count - 1 of the input (``rays``, a
+    :class:`~tilecast._walkspec.RayBatch`, or ``beams``, a :class:`~tilecast._walkspec.Beams`)
+    into the staging buffers ``staged`` (a :class:`Staged`)."""
+    xs, ys, dxs, dys, limits = staged.xs, staged.ys, staged.dxs, staged.dys, staged.limits
     if kind == MANY:
+        origins, directions, max_distances = rays.origins, rays.directions, rays.max_distances
+        origin_stride = rays.origin_stride
         direction_step = np.int64(directions.shape[0] != 1)
         distance_step = np.int64(max_distances.shape[0] != 1)
         o = first // origin_stride
         within = first - o * origin_stride
-        for s in range(m):
+        for s in range(count):
             k = first + s
             xs[s] = origins[o, 0]
             ys[s] = origins[o, 1]
@@ -328,10 +342,11 @@ def _gather(kind, first, m, origins, directions, origin_stride, max_distances, p
                 within = 0
                 o += 1
     else:
+        poses, angles, max_range = beams.poses, beams.angles, beams.max_range
         n_beams = angles.shape[0]
         p = first // n_beams
         beam = first - p * n_beams
-        for s in range(m):
+        for s in range(count):
             xs[s] = poses[p, 0]
             ys[s] = poses[p, 1]
             dxs[s] = poses[p, 2] + angles[beam]  # the angle, for now
@@ -339,11 +354,11 @@ def _gather(kind, first, m, origins, directions, origin_stride, max_distances, p
             if beam == n_beams:
                 beam = 0
                 p += 1
-        for s in range(m):  # vectorises
+        for s in range(count):  # vectorises
             sine, cosine = sincos_near(dxs[s])
             dys[s] = sine
             limits[s] = cosine
-        for s in range(m):
+        for s in range(count):
             angle = dxs[s]
             if abs(angle) < SINCOS_RANGE:
                 dxs[s] = limits[s]
@@ -354,10 +369,7 @@ def _gather(kind, first, m, origins, directions, origin_stride, max_distances, p
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def cast_lanes_at(kind, counter, hi, accel, variants, pixels, outside_solid, ox, oy, w, h, origins,
-               directions, origin_stride, max_distances, poses, angles, max_range, gaps,
-               ignore_start, jump_min, distance, point, normal, cell, inside, status,
-               full, walk_at):  # fmt: skip
+def cast_lanes_at(kind, counter, hi, m, rays, beams, out, full, walk_at):
     """Cast rays of a batch (kind MANY) or of a scan (kind SCAN), claimed STAGE at a time.
 
     The rays are ``counter[0] .. hi - 1``: ``counter`` (an int64 array of one
@@ -369,9 +381,14 @@ def cast_lanes_at(kind, counter, hi, accel, variants, pixels, outside_solid, ox,
     slice of the batch (each call ends with its lanes draining, and each
     costs a Python call with the GIL).
 
-    MANY: ray k starts at origins[k // origin_stride]; one direction or one
-    max distance broadcasts over all rays. SCAN: ray k is beam k % B of pose
-    k // B, direction sincos(theta + angle), range max_range. Results go to
+    ``m``: the map's :class:`~tilecast._walkspec.WalkMap`. MANY: the rays are
+    ``rays`` (a :class:`~tilecast._walkspec.RayBatch`: ray k starts at
+    origins[k // origin_stride]; one direction or one max distance
+    broadcasts over all rays). SCAN: the rays are ``beams`` (a
+    :class:`~tilecast._walkspec.Beams`: ray k is beam k % B of pose k // B, direction
+    sincos(theta + angle), range max_range). The other input is a
+    placeholder of the same type. Results go to ``out`` (a
+    :class:`~tilecast._walkspec.FirstHits`, its pixel not written):
     distance (N,), point (N, 2), normal (N, 2), cell (N, 2), inside (N,)
     and status (N,); without `full` only distance and status are written
     (the others may be empty). One entry point for both kinds, and every
@@ -382,9 +399,14 @@ def cast_lanes_at(kind, counter, hi, accel, variants, pixels, outside_solid, ox,
     (One function, not a wrapper around a worker: Numba optimises and
     compiles every callee again inside each caller.)
     """
+    accel = m.info
     rows = accel.shape[1] - 2
     cols = accel.shape[2] - 2
     flat = accel.reshape(-1)
+    ox, oy, w, h = m.origin_x, m.origin_y, m.cell_width, m.cell_height
+    gaps, ignore_start = rays.gaps, rays.ignore_start
+    distance, point, normal, cell = out.distance, out.point, out.normal, out.cell
+    inside, status = out.inside, out.status
     row_step = np.int64(cols + 2)
     lf = np.zeros(N_FLOAT * LANE_STRIDE)
     li = np.zeros(N_INT * LANE_STRIDE, dtype=np.int64)  # every lane idle: STATE 0, IDX 0
@@ -397,7 +419,9 @@ def cast_lanes_at(kind, counter, hi, accel, variants, pixels, outside_solid, ox,
     dxs = np.empty(STAGE)
     dys = np.empty(STAGE)
     limits = np.empty(STAGE)
+    staged = Staged(xs, ys, dxs, dys, limits)
     ray = np.empty(5)  # one ray's input, for the one-ray walk
+    alone = Staged(ray[0:1], ray[1:2], ray[2:3], ray[3:4], ray[4:5])
     stopped = np.empty(LANES, dtype=np.int64)
     first = 0  # the first staged ray's number in the batch
     n_staged = 0
@@ -458,13 +482,9 @@ def cast_lanes_at(kind, counter, hi, accel, variants, pixels, outside_solid, ox,
                         cell[k, 1] = -1
                         inside[k] = False
                 else:  # rare: the one walk casts the ray again from its start
-                    _gather(kind, k, np.int64(1), origins, directions, origin_stride,
-                            max_distances, poses, angles, max_range, ray[0:1], ray[1:2],
-                            ray[2:3], ray[3:4], ray[4:5])  # fmt: skip
-                    _cast_alone(k, accel, variants, pixels, outside_solid, ox, oy, w, h, ray[0],
-                                ray[1],
-                                ray[2], ray[3], ray[4], gaps, ignore_start, jump_min, distance,
-                                point, normal, cell, inside, status, full, walk_at)  # fmt: skip
+                    _gather(kind, k, np.int64(1), rays, beams, alone)
+                    one = first_ray(ray[0], ray[1], ray[2], ray[3], ray[4], gaps, ignore_start)
+                    _cast_alone(k, m, one, out, full, walk_at)
             while True:  # hand the lane the next ray that can walk
                 if cursor == n_staged:
                     if exhausted:
@@ -474,10 +494,8 @@ def cast_lanes_at(kind, counter, hi, accel, variants, pixels, outside_solid, ox,
                         exhausted = True
                         break
                     n_staged = min(STAGE, hi - first)
-                    _gather(kind, first, n_staged, origins, directions, origin_stride,
-                            max_distances, poses, angles, max_range, xs, ys, dxs, dys,
-                            limits)  # fmt: skip
-                    _stage(n_staged, ox, oy, w, h, rows, cols, xs, ys, dxs, dys, limits, sf, si)
+                    _gather(kind, first, n_staged, rays, beams, staged)
+                    _stage(n_staged, m, rows, cols, staged, sf, si)
                     cursor = 0
                 s = cursor
                 cursor += 1
@@ -494,10 +512,8 @@ def cast_lanes_at(kind, counter, hi, accel, variants, pixels, outside_solid, ox,
                     li[_at(RAY, LANE_STRIDE, t)] = k
                     live += 1
                     break
-                _cast_alone(k, accel, variants, pixels, outside_solid, ox, oy, w, h,
-                            xs[s], ys[s], dxs[s], dys[s], limits[s], gaps, ignore_start,
-                            jump_min, distance, point, normal, cell, inside, status,
-                            full, walk_at)  # fmt: skip
+                one = first_ray(xs[s], ys[s], dxs[s], dys[s], limits[s], gaps, ignore_start)
+                _cast_alone(k, m, one, out, full, walk_at)
         if live == 0:
             return
         _advance(flat, row_step, lf, li)

@@ -11,9 +11,14 @@ outside it get the status :data:`UNSAFE`, and the caller takes the exact
 far-range path). For a segment the direction ``u1 - u0`` is carried as two
 doubles, so the decisions are exact for the segment's true direction.
 
-:func:`walk` serves every query: the first hit (``raycast``, the batch's
-rare rays), every hit (``raycast_all``), line of sight, and the plain list
-of cells (``traverse``). It reads the two-level map of
+One kernel per mode, over shared helpers: :func:`walk_first` (the first
+hit: ``raycast``, the batch's rare rays), :func:`walk_all` (every hit:
+``raycast_all``), :func:`walk_sight` (line of sight) and :func:`walk_cells`
+(the plain list of cells: ``traverse``). Their interfaces are records
+(:mod:`tilecast._walkspec`): the map is one :class:`WalkMap`, the query one
+:class:`Ray`, a resumed walk's state one :class:`WalkState`, and the answer
+a :class:`WalkHit` or :class:`WalkChunk`; inside, a ray's tile-space state
+is one :class:`Line`. The walks read the two-level map of
 :mod:`tilecast._kernels.maps`: a ``Grid`` is a tile map whose tiles are one
 pixel each, with its quadrant clearance map as tile info. From a cell whose
 clearance square is large enough the walk jumps to the square's far border
@@ -26,7 +31,7 @@ crossing line with fixed float64 formulas, so every path agrees bit for bit.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit, types
@@ -36,16 +41,14 @@ from tilecast._kernels import internal
 from tilecast._kernels.exact import expansion_sign, two_prod, two_sum
 from tilecast._kernels.intrinsics import caller_of, compiled_address
 from tilecast._kernels.jobs import compile_together
-from tilecast._walkspec import (  # the walk's rules and bounds, shared by every walk
-    ALL,
-    CELLS,
+from tilecast._walkspec import (  # the walk's rules, bounds and records, shared by every walk
+    ALL_LAYERS,
     CORNER_NORMAL,
     CORNERS_BOTH,
     CORNERS_X_FIRST,
     CORNERS_Y_FIRST,
     DONE,
     FILTER,
-    FIRST,
     FOUND,
     MIXED_TILE,
     MORE,
@@ -53,9 +56,15 @@ from tilecast._walkspec import (  # the walk's rules and bounds, shared by every
     SAFE_DIRECTION,
     SAFE_LARGE,
     SAFE_SMALL,
-    SIGHT,
     SOLID,
     UNSAFE,
+    FirstHits,
+    Ray,
+    RayBatch,
+    WalkChunk,
+    WalkHit,
+    WalkMap,
+    WalkState,
 )
 
 _LIMIT_CAP = 2.0**52
@@ -127,24 +136,33 @@ def settle(x_line, j0, u0, v0, du, dv, adu, adv, adu_lo, adv_lo, sx, sy):
 
 
 @internal
-def land(by_x, x_line, y_line, i, j, nx, ny, i0, j0, u0, v0, du, dv, adu, adv, adu_lo, adv_lo,
-         sx, sy):  # fmt: skip
+def order_at(line, x_line, y_line):
+    """:func:`order` of the crossings of ``x_line`` and ``y_line`` by the walk's line."""
+    return order(x_line, y_line, line.u0, line.v0, line.adu, line.adv, line.adu_lo,
+                 line.adv_lo, line.sx, line.sy)  # fmt: skip
+
+
+@internal
+def land(line, by_x, x_line, y_line, i, j, nx, ny, i_from, j_from):
     """Move the ray to the cell it occupies just before it crosses ``x_line``
     (``by_x``) or ``y_line``, settling the other axis exactly.
 
     (i, j, nx, ny) is the current state, kept on an axis the ray does not
-    move along; returns the new one.
+    move along; the settled row (column) is not behind ``j_from``
+    (``i_from``). Returns the new state.
     """
+    u0, v0, du, dv, adu, adv = line.u0, line.v0, line.du, line.dv, line.adu, line.adv
+    adu_lo, adv_lo, sx, sy = line.adu_lo, line.adv_lo, line.sx, line.sy
     if by_x:
         i = x_line - 1 if sx > 0 else x_line
         nx = x_line
         if sy != 0:
-            j, ny = settle(x_line, j0, u0, v0, du, dv, adu, adv, adu_lo, adv_lo, sx, sy)
+            j, ny = settle(x_line, j_from, u0, v0, du, dv, adu, adv, adu_lo, adv_lo, sx, sy)
     else:
         j = y_line - 1 if sy > 0 else y_line
         ny = y_line
         if sx != 0:
-            i, nx = settle(y_line, i0, v0, u0, dv, du, adv, adu, adv_lo, adu_lo, sy, sx)
+            i, nx = settle(y_line, i_from, v0, u0, dv, du, adv, adu, adv_lo, adu_lo, sy, sx)
     return i, j, nx, ny
 
 
@@ -221,7 +239,7 @@ def start_ray(ox, oy, w, h, x0, y0, dx, dy):
 
 
 @internal
-def enter_map(i, j, cols, rows, u0, v0, du, dv, adu_lo, adv_lo, sx, sy):
+def enter_map(line, i, j):
     """Bring a ray that starts in cell (i, j) off a map with an empty outside to it.
 
     Returns (outcome, i, j, nx, ny): outcome 0 when the ray now stands just
@@ -230,18 +248,10 @@ def enter_map(i, j, cols, rows, u0, v0, du, dv, adu_lo, adv_lo, sx, sy):
     other's, or moves away), 2 if the state found is not next to the map
     (never expected; the caller then takes the far-range path).
     """
-    adu = abs(du)
-    adv = abs(dv)
-    i0 = i
-    j0 = j
+    cols, rows, sx, sy = line.cols, line.rows, line.sx, line.sy
     nx = i + 1 if sx > 0 else i
     ny = j + 1 if sy > 0 else j
-    if (
-        (i < 0 and sx <= 0)
-        or (i >= cols and sx >= 0)
-        or (j < 0 and sy <= 0)
-        or (j >= rows and sy >= 0)
-    ):
+    if _gone(i, j, cols, rows, sx, sy):
         return 1, i, j, nx, ny
     has_x = i < 0 or i >= cols
     has_y = j < 0 or j >= rows
@@ -249,17 +259,16 @@ def enter_map(i, j, cols, rows, u0, v0, du, dv, adu_lo, adv_lo, sx, sy):
     y_line = 0 if j < 0 else rows
     x_exit = cols if sx > 0 else 0
     y_exit = rows if sy > 0 else 0
-    if has_y and sx != 0 and order(x_exit, y_line, u0, v0, adu, adv, adu_lo, adv_lo, sx, sy) < 0:
+    if has_y and sx != 0 and order_at(line, x_exit, y_line) < 0:
         return 1, i, j, nx, ny
-    if has_x and sy != 0 and order(x_line, y_exit, u0, v0, adu, adv, adu_lo, adv_lo, sx, sy) > 0:
+    if has_x and sy != 0 and order_at(line, x_line, y_exit) > 0:
         return 1, i, j, nx, ny
     seek_x = has_x
     if has_x and has_y:
         # enter at the later of the two crossings; a float misjudgement here
         # only seeks less far (the walk then steps the rest exactly)
-        seek_x = (x_line - u0) / du >= (y_line - v0) / dv
-    i, j, nx, ny = land(seek_x, x_line, y_line, i, j, nx, ny, i0, j0, u0, v0, du, dv, adu, adv,
-                        adu_lo, adv_lo, sx, sy)  # fmt: skip
+        seek_x = (x_line - line.u0) / line.du >= (y_line - line.v0) / line.dv
+    i, j, nx, ny = land(line, seek_x, x_line, y_line, i, j, nx, ny, i, j)
     if not (-1 <= i <= cols and -1 <= j <= rows):
         return 2, i, j, nx, ny
     return 0, i, j, nx, ny
@@ -270,17 +279,19 @@ corner_stop = internal(spec.corner_stop)
 
 # ----------------------------------------------------------------- map reads
 @internal
-def _tile_value(info, q, variants, pixels, outside, big_i, big_j, px, py):
+def _tile_value(m, line, big_i, big_j, px, py):
     """Walk value of pixel (px, py) of tile (big_i, big_j), anywhere in the plane.
 
     >= 0: a tile without solid pixels (its clearance); SOLID; OFF_EMPTY;
     EMPTY_PIXEL - r: a clear pixel of a mixed tile with clearance r in its tile.
     """
+    info = m.info
     if big_i < 0 or big_j < 0 or big_i >= info.shape[2] - 2 or big_j >= info.shape[1] - 2:
-        return outside
+        return line.outside
+    q = line.q
     v = np.int64(info[q, big_j + 1, big_i + 1])
     if v == MIXED_TILE:
-        r = np.int64(pixels[q, variants[big_j, big_i], py, px])
+        r = np.int64(m.pixels[q, m.variants[big_j, big_i], py, px])
         if r < 0:
             return np.int64(SOLID)
         return EMPTY_PIXEL - r
@@ -288,12 +299,11 @@ def _tile_value(info, q, variants, pixels, outside, big_i, big_j, px, py):
 
 
 @internal
-def _cell_value(info, q, variants, pixels, outside, tw, th, p, r):
+def _cell_value(m, line, p, r):
     """Walk value of walk cell (pixel) (p, r)."""
-    big_i = p // tw
-    big_j = r // th
-    return _tile_value(info, q, variants, pixels, outside, big_i, big_j, p - big_i * tw,
-                       r - big_j * th)  # fmt: skip
+    big_i = p // line.tw
+    big_j = r // line.th
+    return _tile_value(m, line, big_i, big_j, p - big_i * line.tw, r - big_j * line.th)
 
 
 @internal
@@ -335,540 +345,776 @@ def _misses_map(i, j, sx, sy, i_last, j_last, cols, rows):
     return j >= rows and (sy >= 0 or j_last >= rows)
 
 
-# ------------------------------------------------------------------ the walk
+# ------------------------------------------------------------- the walk's line
+class Line(NamedTuple):
+    """A ray or segment in tile space, and what each step of its walk reads (one record).
+
+    ``(u0, v0)`` the start, ``(du, dv)`` the direction (a segment's exact
+    ``u1 - u0`` is ``du + du_lo``: ``adu_lo = |du_lo|`` with the sign of the
+    direction), ``(sx, sy)`` its signs; ``norm``, ``(dx, dy)``: the scaled
+    world direction's length and components (rays); ``(i0, j0)`` the first
+    cell, ``(i_last, j_last)`` a segment's last; ``x_limit``, ``y_limit``
+    the last lines within ``max_distance`` (:data:`NO_LIMIT`: none); the
+    quadrant ``q``, the tile size ``(tw, th)`` in walk cells, the map's size
+    ``(cols, rows)`` in walk cells and the value of the cells beyond it.
+    """
+
+    u0: float
+    v0: float
+    du: float
+    dv: float
+    adu: float
+    adv: float
+    adu_lo: float
+    adv_lo: float
+    sx: int
+    sy: int
+    norm: float
+    dx: float
+    dy: float
+    i0: int
+    j0: int
+    i_last: int
+    j_last: int
+    x_limit: int
+    y_limit: int
+    q: int
+    tw: int
+    th: int
+    cols: int
+    rows: int
+    outside: int
+
+
 @internal
-def _record(out_f, out_i, k, f0, x, y, normal_x, normal_y, ci, cj, flag, px, py):
-    out_f[k, 0] = f0
-    out_f[k, 1] = x
-    out_f[k, 2] = y
-    out_f[k, 3] = normal_x
-    out_f[k, 4] = normal_y
-    out_i[k, 0] = ci
-    out_i[k, 1] = cj
-    out_i[k, 2] = flag
-    out_i[k, 3] = px
-    out_i[k, 4] = py
+def _sign(d):
+    return np.int64(1) if d > 0.0 else (np.int64(-1) if d < 0.0 else np.int64(0))
 
 
-# One signature, compiled once: every caller passes exactly these types
-# (``rays.py`` calls the compiled entry point directly, skipping dispatch).
+@internal
+def _line(m, safe, u0, v0, du, dv, du_lo, dv_lo, cells):
+    """The :class:`Line` of a ray or segment (its last cell and limits are set by the caller)."""
+    sx = _sign(du)
+    sy = _sign(dv)
+    tw = np.int64(1) if cells else np.int64(m.pixels.shape[3])
+    th = np.int64(1) if cells else np.int64(m.pixels.shape[2])
+    i0 = np.int64(first_cell(u0, du)) if safe else np.int64(0)
+    j0 = np.int64(first_cell(v0, dv)) if safe else np.int64(0)
+    return Line(
+        u0, v0, du, dv, abs(du), abs(dv), du_lo * sx, dv_lo * sy, sx, sy, 1.0, 0.0, 0.0, i0, j0,
+        i0, j0, NO_LIMIT, NO_LIMIT, np.int64((1 if sx < 0 else 0) + (2 if sy < 0 else 0)), tw, th,
+        np.int64(m.info.shape[2] - 2) * tw, np.int64(m.info.shape[1] - 2) * th,
+        np.int64(SOLID) if m.outside_solid else np.int64(OFF_EMPTY),
+    )  # fmt: skip
+
+
+@internal
+def ray_line(m, ray):
+    """(safe, line) of a ray (FIRST, ALL); not safe: beyond the proven range (see start_ray)."""
+    safe, u0, v0, du, dv, dx, dy, norm = start_ray(
+        m.origin_x, m.origin_y, m.cell_width, m.cell_height, ray.x0, ray.y0, ray.x1, ray.y1
+    )
+    line = _line(m, safe, u0, v0, du, dv, 0.0, 0.0, False)
+    x_limit = line_limit(u0, du, norm, ray.max_distance, line.sx) if safe else NO_LIMIT
+    y_limit = line_limit(v0, dv, norm, ray.max_distance, line.sy) if safe else NO_LIMIT
+    line = Line(
+        u0, v0, du, dv, line.adu, line.adv, line.adu_lo, line.adv_lo, line.sx, line.sy, norm, dx,
+        dy, line.i0, line.j0, line.i_last, line.j_last, x_limit, y_limit, line.q, line.tw,
+        line.th, line.cols, line.rows, line.outside,
+    )  # fmt: skip
+    return safe, line
+
+
+@internal
+def segment_line(m, ray, cells):
+    """(safe, line) of a segment (SIGHT; CELLS with ``cells``: walk cells are tiles).
+
+    The direction ``u1 - u0`` is carried as two doubles, so the decisions are
+    exact for the segment's true direction.
+    """
+    u0 = (ray.x0 - m.origin_x) / m.cell_width
+    v0 = (ray.y0 - m.origin_y) / m.cell_height
+    u1 = (ray.x1 - m.origin_x) / m.cell_width
+    v1 = (ray.y1 - m.origin_y) / m.cell_height
+    du, du_lo = two_sum(u1, -u0)  # the exact difference, as two doubles
+    dv, dv_lo = two_sum(v1, -v0)
+    safe = (
+        _safe(u0, SAFE_LARGE)
+        and _safe(v0, SAFE_LARGE)
+        and _safe(u1, SAFE_LARGE)
+        and _safe(v1, SAFE_LARGE)
+    )
+    line = _line(m, safe, u0, v0, du, dv, du_lo, dv_lo, cells)
+    i_last = np.int64(last_cell(u1, du)) if safe and line.sx != 0 else line.i0
+    j_last = np.int64(last_cell(v1, dv)) if safe and line.sy != 0 else line.j0
+    line = Line(
+        u0, v0, du, dv, line.adu, line.adv, line.adu_lo, line.adv_lo, line.sx, line.sy, 1.0, 0.0,
+        0.0, line.i0, line.j0, i_last, j_last, NO_LIMIT, NO_LIMIT, line.q, line.tw, line.th,
+        line.cols, line.rows, line.outside,
+    )  # fmt: skip
+    return safe, line
+
+
+# ------------------------------------------------------- steps, shared by the modes
+@internal
+def _lines_ahead(line, i, j):
+    """The first column and row lines ahead of cell (i, j)."""
+    return (i + 1 if line.sx > 0 else i), (j + 1 if line.sy > 0 else j)
+
+
+@internal
+def _split(line, i, j):
+    """Tile and pixel-in-tile of walk cell (i, j): (big_i, px, big_j, py)."""
+    big_i = i // line.tw
+    big_j = j // line.th
+    return big_i, i - big_i * line.tw, big_j, j - big_j * line.th
+
+
+@internal
+def _on_map(line, i, j):
+    return 0 <= i < line.cols and 0 <= j < line.rows
+
+
+@internal
+def _square(m, line, i, j, big_i, big_j, value):
+    """The square of walk cells the ray can cross at once from cell (i, j) of value ``value``.
+
+    Returns (jump, x_lo, y_lo, size_x, size_y): the square spans the lines
+    x_lo .. x_lo + size_x and y_lo .. y_lo + size_y; no jump when the cell's
+    clearance is too small to be worth one.
+    """
+    if value >= m.jump_min:
+        # a tile without solid pixels: its empty square of tiles
+        tw = line.tw
+        th = line.th
+        x_lo = big_i * tw if line.sx >= 0 else (big_i - value) * tw
+        y_lo = big_j * th if line.sy >= 0 else (big_j - value) * th
+        return True, x_lo, y_lo, (value + 1) * tw, (value + 1) * th
+    if value <= EMPTY_PIXEL - PIXEL_JUMP_MIN:
+        # a clear pixel of a mixed tile: its clear square of pixels
+        r = EMPTY_PIXEL - value
+        x_lo = i if line.sx >= 0 else i - r
+        y_lo = j if line.sy >= 0 else j - r
+        return True, x_lo, y_lo, r + 1, r + 1
+    return False, np.int64(0), np.int64(0), np.int64(0), np.int64(0)
+
+
+@internal
+def _leave(line, i, j, nx, ny, x_lo, y_lo, size_x, size_y):
+    """Leave the square at once, by the exit line crossed first; returns (i, j, nx, ny).
+
+    Nothing inside the square can stop the ray, so the jump skips nothing a
+    step would have reported.
+    """
+    sx = line.sx
+    sy = line.sy
+    x_exit = x_lo + size_x if sx >= 0 else x_lo
+    y_exit = y_lo + size_y if sy >= 0 else y_lo
+    if (sx == 0 or x_exit == nx) and (sy == 0 or y_exit == ny):
+        return i, j, nx, ny  # already in the square's last cell
+    by_x = sy == 0 or (sx != 0 and order_at(line, x_exit, y_exit) <= 0)
+    return land(line, by_x, x_exit, y_exit, i, j, nx, ny, line.i0, line.j0)
+
+
+@internal
+def _ray_event(line, nx, ny):
+    """Which crossing comes next on a ray: -1 the column line nx, 1 the row line ny, 0 both."""
+    if line.sx == 0:
+        return np.int64(1)
+    if line.sy == 0:
+        return np.int64(-1)
+    return np.int64(order_at(line, nx, ny))
+
+
+@internal
+def _segment_done(line, i, j):
+    """The segment has reached its last cell on both axes."""
+    return (line.i_last - i) * line.sx <= 0 and (line.j_last - j) * line.sy <= 0
+
+
+@internal
+def _segment_event(line, i, j, nx, ny):
+    """Which crossing comes next on a segment not done: as :func:`_ray_event`, but an
+    axis on which the segment has reached its last cell is crossed no more."""
+    x_left = (line.i_last - i) * line.sx
+    y_left = (line.j_last - j) * line.sy
+    if x_left > 0 and y_left > 0:
+        return np.int64(order_at(line, nx, ny))
+    return np.int64(-1) if x_left > 0 else np.int64(1)
+
+
+@internal
+def _crossing(line, event, nx, ny):
+    """(within, t): the ray parameter of the next crossing, and whether it is within
+    ``max_distance`` (the line limits decide, exactly)."""
+    if event <= 0:
+        if (nx - line.x_limit) * line.sx > 0 and line.x_limit != NO_LIMIT:
+            return False, 0.0
+        return True, (nx - line.u0) / line.du
+    if (ny - line.y_limit) * line.sy > 0 and line.y_limit != NO_LIMIT:
+        return False, 0.0
+    return True, (ny - line.v0) / line.dv
+
+
+@internal
+def _step(m, line, on_x, i, j, big_i, px, big_j, py):
+    """Step into the next walk cell across a column line (``on_x``) or a row line.
+
+    Returns (i, j, big_i, px, big_j, py, value) of the cell entered.
+    """
+    if on_x:
+        i += line.sx
+        px, big_i = _step_in_tile(px, big_i, line.sx, line.tw)
+    else:
+        j += line.sy
+        py, big_j = _step_in_tile(py, big_j, line.sy, line.th)
+    return i, j, big_i, px, big_j, py, _tile_value(m, line, big_i, big_j, px, py)
+
+
+@internal
+def _shoulders(m, line, i, j):
+    """Are the shoulders of a lattice point, (i + sx, j) and (i, j + sy), solid?"""
+    a_solid = _cell_value(m, line, i + line.sx, j) == SOLID
+    b_solid = _cell_value(m, line, i, j + line.sy) == SOLID
+    return a_solid, b_solid
+
+
+# ------------------------------------------------------------- events
+@internal
+def _event(status, distance, x, y, normal_x, normal_y, col, row, inside, px, py):
+    """A :class:`WalkHit` of exactly the declared field types."""
+    return WalkHit(np.int64(status), np.float64(distance), np.float64(x), np.float64(y),
+                   np.float64(normal_x), np.float64(normal_y), np.int64(col), np.int64(row),
+                   np.int64(inside), np.int64(px), np.int64(py))  # fmt: skip
+
+
+@internal
+def _miss(status):
+    return _event(status, np.inf, np.nan, np.nan, 0.0, 0.0, -1, -1, 0, -1, -1)
+
+
+@internal
+def _start_hit(ray, line, i, j):
+    """A ray that starts inside a wall: hit at its origin, distance 0."""
+    big_i, px, big_j, py = _split(line, i, j)
+    return _event(FOUND, 0.0, ray.x0, ray.y0, 0.0, 0.0, big_i, big_j, 1, px, py)
+
+
+@internal
+def _crossing_hit(m, ray, line, on_x, t, nx, ny, big_i, big_j, px, py):
+    """The hit where the ray crosses the column line nx (``on_x``) or the row line ny.
+
+    The coordinate on the crossed line is the line's own; the others come
+    from the ray parameter ``t`` with fixed float64 formulas.
+    """
+    x = m.origin_x + nx * m.cell_width if on_x else ray.x0 + t * line.dx
+    y = ray.y0 + t * line.dy if on_x else m.origin_y + ny * m.cell_height
+    return _event(FOUND, t * line.norm, x, y, float(-line.sx) if on_x else 0.0,
+                  0.0 if on_x else float(-line.sy), big_i, big_j, 0, px, py)  # fmt: skip
+
+
+@internal
+def _corner_hit(m, line, t, nx, ny, i, j):
+    """The hit of walk cell (i, j) at the lattice point (nx, ny): the diagonal normal."""
+    big_i, px, big_j, py = _split(line, i, j)
+    return _event(FOUND, t * line.norm, m.origin_x + nx * m.cell_width,
+                  m.origin_y + ny * m.cell_height, -line.sx * CORNER_NORMAL,
+                  -line.sy * CORNER_NORMAL, big_i, big_j, 0, px, py)  # fmt: skip
+
+
+@internal
+def _record(out_f, out_i, k, e):
+    """Write event ``e`` as row ``k``: ``out_f[k] = (distance or t, x, y, normal)``,
+    ``out_i[k] = (col, row, inside or corner, px, py)``."""
+    out_f[k, 0] = e.distance
+    out_f[k, 1] = e.x
+    out_f[k, 2] = e.y
+    out_f[k, 3] = e.normal_x
+    out_f[k, 4] = e.normal_y
+    out_i[k, 0] = e.col
+    out_i[k, 1] = e.row
+    out_i[k, 2] = e.inside
+    out_i[k, 3] = e.px
+    out_i[k, 4] = e.py
+
+
+@internal
+def _chunk(status, count, i, j, nx, ny, t_prev):
+    """A :class:`WalkChunk` of exactly the declared field types."""
+    return WalkChunk(np.int64(status), np.int64(count),
+                     WalkState(True, np.int64(i), np.int64(j), np.int64(nx), np.int64(ny),
+                               np.float64(t_prev)))  # fmt: skip
+
+
+# ------------------------------------------------------------- the records' types
+# One signature per kernel, compiled once: every caller passes exactly these
+# types (the engine calls the compiled entry points directly, skipping dispatch).
 # Compiled on first use (``walk_address``, ``compile_walk_with``), not on import.
-WALK_RESULT = types.Tuple((*[types.int64] * 6, *[types.float64] * 6, *[types.int64] * 5))
-WALK_SIGNATURE = WALK_RESULT(
-    types.int8[:, :, ::1], types.int32[:, ::1], types.int8[:, :, :, ::1], types.boolean,
-    types.int64, types.float64, types.float64, types.float64, types.float64,
-    types.int64, types.int64, types.int64, types.boolean,
-    types.float64, types.float64, types.float64, types.float64, types.float64,
-    types.int64, types.int64, types.int64, types.int64, types.int64, types.float64,
-    types.float64[:, ::1], types.int64[:, ::1],
+MAP_TYPE = types.NamedTuple(
+    (types.int8[:, :, ::1], types.int32[:, ::1], types.int8[:, :, :, ::1], types.boolean,
+     types.int64, types.float64, types.float64, types.float64, types.float64),
+    WalkMap,
 )  # fmt: skip
+RAY_TYPE = types.NamedTuple(
+    (*[types.float64] * 5, types.int64, types.int64, types.boolean, types.uint32), Ray
+)
+STATE_TYPE = types.NamedTuple((types.boolean, *[types.int64] * 4, types.float64), WalkState)
+HIT_TYPE = types.NamedTuple((types.int64, *[types.float64] * 5, *[types.int64] * 5), WalkHit)
+CHUNK_TYPE = types.NamedTuple((types.int64, types.int64, STATE_TYPE), WalkChunk)
+EVENTS_F = types.float64[:, ::1]
+EVENTS_I = types.int64[:, ::1]
+
+FIRST_SIGNATURE = HIT_TYPE(MAP_TYPE, RAY_TYPE)
+SIGHT_SIGNATURE = types.int64(MAP_TYPE, RAY_TYPE)
+EVENTS_SIGNATURE = CHUNK_TYPE(MAP_TYPE, RAY_TYPE, STATE_TYPE, EVENTS_F, EVENTS_I)
+
+#: The one-ray kernel other kernels call through its address (the first hit).
+WALK_SIGNATURE = FIRST_SIGNATURE
+
+
+# ------------------------------------------------------------- one kernel per mode
+@njit(cache=True)
+def walk_first(m, ray):
+    """FIRST: the first solid cell (or pixel) the ray enters, as a :class:`WalkHit`.
+
+    Status FOUND (the hit), DONE (a miss: nothing solid within
+    ``max_distance``, or the ray left a map with an empty outside) or UNSAFE
+    (the far-range walk decides).
+    """
+    safe, line = ray_line(m, ray)
+    if not safe:
+        return _miss(UNSAFE)
+    sx = line.sx
+    sy = line.sy
+    i = line.i0
+    j = line.j0
+    nx, ny = _lines_ahead(line, i, j)
+    value = _cell_value(m, line, i, j)
+    if value == SOLID and not ray.ignore_start:
+        return _start_hit(ray, line, i, j)
+    if value == OFF_EMPTY:
+        outcome, i, j, nx, ny = enter_map(line, i, j)
+        if outcome != 0:
+            return _miss(DONE if outcome == 1 else UNSAFE)
+        # still off the map (one cell before it): value stays OFF_EMPTY
+    big_i, px, big_j, py = _split(line, i, j)
+    while True:
+        jump, x_lo, y_lo, size_x, size_y = _square(m, line, i, j, big_i, big_j, value)
+        if jump:
+            i, j, nx, ny = _leave(line, i, j, nx, ny, x_lo, y_lo, size_x, size_y)
+            big_i, px, big_j, py = _split(line, i, j)
+        event = _ray_event(line, nx, ny)
+        within, t = _crossing(line, event, nx, ny)
+        if not within:
+            return _miss(DONE)
+        if event != 0:
+            on_x = event < 0  # the ray crosses a column line (else a row line)
+            i, j, big_i, px, big_j, py, value = _step(m, line, on_x, i, j, big_i, px, big_j, py)
+            if value == SOLID:
+                return _crossing_hit(m, ray, line, on_x, t, nx, ny, big_i, big_j, px, py)
+            if on_x:
+                nx += sx
+            else:
+                ny += sy
+        else:
+            # a lattice point: the shoulders (i + sx, j) and (i, j + sy), then the diagonal cell
+            a_solid, b_solid = _shoulders(m, line, i, j)
+            stopped, stop_i, stop_j = corner_stop(a_solid, b_solid, ray.gaps, i, j, sx, sy)
+            if stopped:
+                return _corner_hit(m, line, t, nx, ny, stop_i, stop_j)
+            i += sx
+            j += sy
+            big_i, px, big_j, py = _split(line, i, j)
+            value = _tile_value(m, line, big_i, big_j, px, py)
+            if value == SOLID:
+                return _corner_hit(m, line, t, nx, ny, i, j)
+            nx += sx
+            ny += sy
+        if value == OFF_EMPTY and _gone(i, j, line.cols, line.rows, sx, sy):
+            return _miss(DONE)
 
 
 @njit(cache=True)
-def walk(info, variants, pixels, outside_solid, tile_jump_min, ox, oy, pw, ph, mode, gaps,
-         corners, ignore_start, x0, y0, x1, y1, max_distance, resume, i, j, nx, ny, t_prev,
-         out_f, out_i):  # fmt: skip
-    """Walk one ray or segment over the map; see the module docstring.
+def walk_all(m, ray, state, out_f, out_i):
+    """ALL: every solid cell (or pixel) the ray enters, written as events to ``out_f``, ``out_i``.
 
-    The map: ``info`` (4, rows + 2, cols + 2) int8 tile info (a grid's
-    clearance map), ``variants`` (rows, cols) the variant of each tile,
-    ``pixels`` (4, V, th, tw) int8 pixel clearance per variant (a grid:
-    (4, 1, 1, 1), never read), ``tile_jump_min`` the least tile clearance
-    worth a jump, ``(ox, oy)`` the origin and ``pw, ph`` the world size of one
-    walk cell (a pixel; a grid's tile). Rays (FIRST, ALL) start at (x0, y0) along
-    (x1, y1) within ``max_distance``; segments (SIGHT, CELLS) run from
-    (x0, y0) to (x1, y1). CELLS reads no map: the walk cells are its tiles.
-
-    ``resume`` 0 starts the walk; 1 goes on from the state (i, j, nx, ny,
-    t_prev) a MORE status returned. ALL and CELLS write events to
-    ``out_f[k] = (distance or t, x, y, nx, ny)`` and
-    ``out_i[k] = (col, row, inside or corner, px, py)`` (FIRST and SIGHT
-    may pass empty buffers).
-
-    Returns (status, count, i, j, nx, ny, t_prev, and the last event:
-    distance or t, x, y, normal x, normal y, col, row, inside or corner,
-    px, py).
+    Answers a :class:`WalkChunk`: status DONE, UNSAFE, or MORE when the
+    buffers are nearly full (call again with the chunk's state).
     """
     cap = out_f.shape[0]
-    count = np.int64(0)  # not the literal 0: one compiled signature for _record
-    # the last event
-    e_f0 = np.inf
-    e_x = np.nan
-    e_y = np.nan
-    e_nx = 0.0
-    e_ny = 0.0
-    e_ci = np.int64(-1)
-    e_cj = np.int64(-1)
-    e_flag = np.int64(0)
-    e_px = np.int64(-1)
-    e_py = np.int64(-1)
-
-    segment = mode >= SIGHT
-    if mode == CELLS:
-        th = np.int64(1)
-        tw = np.int64(1)
-    else:
-        th = np.int64(pixels.shape[2])
-        tw = np.int64(pixels.shape[3])
-    pcols = np.int64(info.shape[2] - 2) * tw
-    prows = np.int64(info.shape[1] - 2) * th
-    outside = np.int64(SOLID) if outside_solid else np.int64(OFF_EMPTY)
-    if segment:
-        u0 = (x0 - ox) / pw
-        v0 = (y0 - oy) / ph
-        u1 = (x1 - ox) / pw
-        v1 = (y1 - oy) / ph
-        du, du_lo = two_sum(u1, -u0)  # the exact difference, as two doubles
-        dv, dv_lo = two_sum(v1, -v0)
-        dx = 0.0
-        dy = 0.0
-        norm = 1.0
-        safe = (
-            _safe(u0, SAFE_LARGE)
-            and _safe(v0, SAFE_LARGE)
-            and _safe(u1, SAFE_LARGE)
-            and _safe(v1, SAFE_LARGE)
-        )
-    else:
-        safe, u0, v0, du, dv, dx, dy, norm = start_ray(ox, oy, pw, ph, x0, y0, x1, y1)
-        du_lo = 0.0
-        dv_lo = 0.0
+    count = np.int64(0)
+    safe, line = ray_line(m, ray)
     if not safe:
-        return (UNSAFE, count, i, j, nx, ny, t_prev, e_f0, e_x, e_y, e_nx, e_ny, e_ci, e_cj,
-                e_flag, e_px, e_py)  # fmt: skip
-    adu = abs(du)
-    adv = abs(dv)
-    sx = np.int64(1) if du > 0.0 else (np.int64(-1) if du < 0.0 else np.int64(0))
-    sy = np.int64(1) if dv > 0.0 else (np.int64(-1) if dv < 0.0 else np.int64(0))
-    adu_lo = du_lo * sx
-    adv_lo = dv_lo * sy
-    q = (1 if sx < 0 else 0) + (2 if sy < 0 else 0)
-    i0 = first_cell(u0, du)
-    j0 = first_cell(v0, dv)
-    i_last = last_cell(u1, du) if segment and sx != 0 else i0
-    j_last = last_cell(v1, dv) if segment and sy != 0 else j0
-    x_normal = float(-sx)
-    y_normal = float(-sy)
-    diagonal_x = -sx * CORNER_NORMAL
-    diagonal_y = -sy * CORNER_NORMAL
-
-    value = np.int64(0)
-    if resume == 0:
-        i = i0
-        j = j0
-        nx = i + 1 if sx > 0 else i
-        ny = j + 1 if sy > 0 else j
-        t_prev = 0.0
-        if mode == CELLS:
-            out_f[0, 0] = 0.0
-            out_f[0, 1] = u0  # unused by CELLS; keeps the row defined
-            out_f[0, 2] = v0
-            out_f[0, 3] = 0.0
-            out_f[0, 4] = 0.0
-            out_i[0, 0] = i
-            out_i[0, 1] = j
-            out_i[0, 2] = 0
-            count = 1
-        elif not segment:
-            value = _cell_value(info, q, variants, pixels, outside, tw, th, i, j)
-            on_map = 0 <= i < pcols and 0 <= j < prows
-            if value == SOLID and not ignore_start:
-                big_i = i // tw
-                big_j = j // th
-                e_f0 = 0.0
-                e_x = x0
-                e_y = y0
-                e_ci = big_i
-                e_cj = big_j
-                e_flag = np.int64(1)
-                e_px = i - big_i * tw
-                e_py = j - big_j * th
-                if mode == FIRST:
-                    return (FOUND, count, i, j, nx, ny, t_prev, e_f0, e_x, e_y, e_nx, e_ny, e_ci,
-                            e_cj, e_flag, e_px, e_py)  # fmt: skip
-                _record(out_f, out_i, count, e_f0, e_x, e_y, e_nx, e_ny, e_ci, e_cj, e_flag,
-                        e_px, e_py)  # fmt: skip
-                count += 1
-                if not on_map:
-                    return (DONE, count, i, j, nx, ny, t_prev, e_f0, e_x, e_y, e_nx, e_ny, e_ci,
-                            e_cj, e_flag, e_px, e_py)  # fmt: skip
-            if value == OFF_EMPTY:
-                outcome, i, j, nx, ny = enter_map(i, j, pcols, prows, u0, v0, du, dv, adu_lo,
-                                                  adv_lo, sx, sy)  # fmt: skip
-                if outcome != 0:
-                    status = DONE if outcome == 1 else UNSAFE
-                    return (status, count, i, j, nx, ny, t_prev, e_f0, e_x, e_y, e_nx, e_ny,
-                            e_ci, e_cj, e_flag, e_px, e_py)  # fmt: skip
-                # still off the map (one cell before it): value stays OFF_EMPTY
-    if mode != CELLS and (resume != 0 or segment):
-        value = _cell_value(info, q, variants, pixels, outside, tw, th, i, j)
-
-    x_limit = line_limit(u0, du, norm, max_distance, sx) if not segment else NO_LIMIT
-    y_limit = line_limit(v0, dv, norm, max_distance, sy) if not segment else NO_LIMIT
-    # tile and pixel-in-tile of the current cell, kept in step with (i, j)
-    big_i = i // tw
-    px = i - big_i * tw
-    big_j = j // th
-    py = j - big_j * th
-    status = np.int64(-1)  # running
+        return _chunk(UNSAFE, count, state.i, state.j, state.nx, state.ny, 0.0)
+    sx = line.sx
+    sy = line.sy
+    if state.started:
+        i = state.i
+        j = state.j
+        nx = state.nx
+        ny = state.ny
+        value = _cell_value(m, line, i, j)
+    else:
+        i = line.i0
+        j = line.j0
+        nx, ny = _lines_ahead(line, i, j)
+        value = _cell_value(m, line, i, j)
+        if value == SOLID and not ray.ignore_start:
+            _record(out_f, out_i, count, _start_hit(ray, line, i, j))
+            count += 1
+            if not _on_map(line, i, j):
+                return _chunk(DONE, count, i, j, nx, ny, 0.0)
+        if value == OFF_EMPTY:
+            outcome, i, j, nx, ny = enter_map(line, i, j)
+            if outcome != 0:
+                return _chunk(DONE if outcome == 1 else UNSAFE, count, i, j, nx, ny, 0.0)
+    big_i, px, big_j, py = _split(line, i, j)
     while True:
-        if count + 3 > cap and (mode == ALL or mode == CELLS):
-            status = MORE
-            break
-        x_left = (i_last - i) * sx
-        y_left = (j_last - j) * sy
-        if segment and x_left <= 0 and y_left <= 0:
-            status = DONE
-            break
-        if mode == SIGHT and value == OFF_EMPTY:
+        if count + 3 > cap:
+            return _chunk(MORE, count, i, j, nx, ny, 0.0)
+        jump, x_lo, y_lo, size_x, size_y = _square(m, line, i, j, big_i, big_j, value)
+        if jump:
+            i, j, nx, ny = _leave(line, i, j, nx, ny, x_lo, y_lo, size_x, size_y)
+            big_i, px, big_j, py = _split(line, i, j)
+        event = _ray_event(line, nx, ny)
+        within, t = _crossing(line, event, nx, ny)
+        if not within:
+            return _chunk(DONE, count, i, j, nx, ny, 0.0)
+        if event != 0:
+            on_x = event < 0
+            i, j, big_i, px, big_j, py, value = _step(m, line, on_x, i, j, big_i, px, big_j, py)
+            if value == SOLID:
+                hit = _crossing_hit(m, ray, line, on_x, t, nx, ny, big_i, big_j, px, py)
+                _record(out_f, out_i, count, hit)
+                count += 1
+                if not _on_map(line, i, j):  # the first cell beyond a solid outside
+                    return _chunk(DONE, count, i, j, nx, ny, 0.0)
+            if on_x:
+                nx += sx
+            else:
+                ny += sy
+        else:
+            a_solid, b_solid = _shoulders(m, line, i, j)
+            if corner_stop(a_solid, b_solid, ray.gaps, i, j, sx, sy)[0]:
+                # every blocking shoulder is a hit, the x-step one first; the
+                # first one beyond a solid outside is the last hit
+                if a_solid:
+                    _record(out_f, out_i, count, _corner_hit(m, line, t, nx, ny, i + sx, j))
+                    count += 1
+                    if not _on_map(line, i + sx, j):
+                        return _chunk(DONE, count, i, j, nx, ny, 0.0)
+                if b_solid:
+                    _record(out_f, out_i, count, _corner_hit(m, line, t, nx, ny, i, j + sy))
+                    count += 1
+                    if not _on_map(line, i, j + sy):
+                        return _chunk(DONE, count, i, j, nx, ny, 0.0)
+            i += sx
+            j += sy
+            big_i, px, big_j, py = _split(line, i, j)
+            value = _tile_value(m, line, big_i, big_j, px, py)
+            if value == SOLID:
+                _record(out_f, out_i, count, _corner_hit(m, line, t, nx, ny, i, j))
+                count += 1
+                if not _on_map(line, i, j):
+                    return _chunk(DONE, count, i, j, nx, ny, 0.0)
+            nx += sx
+            ny += sy
+        if value == OFF_EMPTY and _gone(i, j, line.cols, line.rows, sx, sy):
+            return _chunk(DONE, count, i, j, nx, ny, 0.0)
+
+
+@njit(cache=True)
+def walk_sight(m, ray):
+    """SIGHT: does a cell strictly between the segment's end cells block it?
+
+    Answers the status: FOUND (blocked), DONE (clear) or UNSAFE.
+    """
+    safe, line = segment_line(m, ray, False)
+    if not safe:
+        return np.int64(UNSAFE)
+    sx = line.sx
+    sy = line.sy
+    i_last = line.i_last
+    j_last = line.j_last
+    i = line.i0
+    j = line.j0
+    nx, ny = _lines_ahead(line, i, j)
+    value = _cell_value(m, line, i, j)
+    big_i, px, big_j, py = _split(line, i, j)
+    while True:
+        if _segment_done(line, i, j):
+            return np.int64(DONE)
+        if value == OFF_EMPTY:
             # off a map with an empty outside: nothing here blocks; jump to
             # the map, or finish if the rest of the segment never reaches it
-            if _misses_map(i, j, sx, sy, i_last, j_last, pcols, prows):
-                status = DONE
-                break
-            outcome, i2, j2, nx2, ny2 = enter_map(i, j, pcols, prows, u0, v0, du, dv, adu_lo,
-                                                  adv_lo, sx, sy)  # fmt: skip
+            if _misses_map(i, j, sx, sy, i_last, j_last, line.cols, line.rows):
+                return np.int64(DONE)
+            outcome, i2, j2, nx2, ny2 = enter_map(line, i, j)
             if outcome != 0:
-                status = DONE if outcome == 1 else UNSAFE
-                break
+                return np.int64(DONE if outcome == 1 else UNSAFE)
             if i2 != i or j2 != j:
                 i = i2
                 j = j2
                 nx = nx2
                 ny = ny2
-                big_i = i // tw
-                px = i - big_i * tw
-                big_j = j // th
-                py = j - big_j * th
-                value = _cell_value(info, q, variants, pixels, outside, tw, th, i, j)
+                big_i, px, big_j, py = _split(line, i, j)
+                value = _cell_value(m, line, i, j)
                 continue
-        # a square of walk cells the ray can cross at once: lines x_lo .. x_lo + size_x
-        jump = False
-        x_lo = np.int64(0)
-        y_lo = np.int64(0)
-        size_x = np.int64(0)
-        size_y = np.int64(0)
-        if mode == CELLS:
-            pass  # no map: every cell is walked
-        elif value >= tile_jump_min:
-            # a tile without solid pixels: its empty square of tiles
-            jump = True
-            size_x = (value + 1) * tw
-            size_y = (value + 1) * th
-            x_lo = big_i * tw if sx >= 0 else (big_i - value) * tw
-            y_lo = big_j * th if sy >= 0 else (big_j - value) * th
-        elif value <= EMPTY_PIXEL - PIXEL_JUMP_MIN:
-            # a clear pixel of a mixed tile: its clear square of pixels
-            jump = True
-            r = EMPTY_PIXEL - value
-            size_x = r + 1
-            size_y = r + 1
-            x_lo = i if sx >= 0 else i - r
-            y_lo = j if sy >= 0 else j - r
+        jump, x_lo, y_lo, size_x, size_y = _square(m, line, i, j, big_i, big_j, value)
         if jump:
-            if (mode == SIGHT and x_lo <= i_last < x_lo + size_x
-                    and y_lo <= j_last < y_lo + size_y):  # fmt: skip
-                # the rest of the segment stays in this empty square
-                status = DONE
-                break
-            # leave the square at once, by the exit line crossed first
-            x_exit = x_lo + size_x if sx >= 0 else x_lo
-            y_exit = y_lo + size_y if sy >= 0 else y_lo
-            if not ((sx == 0 or x_exit == nx) and (sy == 0 or y_exit == ny)):
-                # (else already in the square's last cell)
-                by_x = sy == 0 or (
-                    sx != 0 and order(x_exit, y_exit, u0, v0, adu, adv, adu_lo, adv_lo, sx, sy) <= 0
-                )
-                i, j, nx, ny = land(by_x, x_exit, y_exit, i, j, nx, ny, i0, j0, u0, v0, du, dv,
-                                    adu, adv, adu_lo, adv_lo, sx, sy)  # fmt: skip
-            big_i = i // tw
-            px = i - big_i * tw
-            big_j = j // th
-            py = j - big_j * th
-        # which crossing comes next
-        if segment:
-            x_left = (i_last - i) * sx
-            y_left = (j_last - j) * sy
-            if x_left <= 0 and y_left <= 0:
-                status = DONE
-                break
-            if x_left > 0 and y_left > 0:
-                event = order(nx, ny, u0, v0, adu, adv, adu_lo, adv_lo, sx, sy)
-            else:
-                event = -1 if x_left > 0 else 1
-        elif sx == 0:
-            event = 1
-        elif sy == 0:
-            event = -1
-        else:
-            event = order(nx, ny, u0, v0, adu, adv, adu_lo, adv_lo, sx, sy)
-        if event <= 0:
-            if (nx - x_limit) * sx > 0 and x_limit != NO_LIMIT:
-                status = DONE
-                break
-            t = (nx - u0) / du
-        else:
-            if (ny - y_limit) * sy > 0 and y_limit != NO_LIMIT:
-                status = DONE
-                break
-            t = (ny - v0) / dv
-
-        if mode == CELLS:
-            # clamp: the order is exact, the reported float t only rounds
-            t = min(max(t, t_prev), 1.0)
-            t_prev = t
-            e_f0 = t
-            e_flag = np.int64(1) if event == 0 else np.int64(0)
-            if event == 0:
-                e_nx = diagonal_x
-                e_ny = diagonal_y
-                if corners == CORNERS_BOTH or corners == CORNERS_X_FIRST:
-                    _record(out_f, out_i, count, t, u0, v0, e_nx, e_ny, i + sx, j, e_flag,
-                            e_px, e_py)  # fmt: skip
-                    count += 1
-                if corners == CORNERS_BOTH or corners == CORNERS_Y_FIRST:
-                    _record(out_f, out_i, count, t, u0, v0, e_nx, e_ny, i, j + sy, e_flag,
-                            e_px, e_py)  # fmt: skip
-                    count += 1
-                i += sx
-                j += sy
-                nx += sx
-                ny += sy
-            elif event < 0:
-                e_nx = x_normal
-                e_ny = 0.0
-                i += sx
-                nx += sx
-            else:
-                e_nx = 0.0
-                e_ny = y_normal
-                j += sy
-                ny += sy
-            e_ci = i
-            e_cj = j
-            _record(out_f, out_i, count, t, u0, v0, e_nx, e_ny, i, j, e_flag, e_px, e_py)
-            count += 1
-            continue
-
-        distance = t * norm
+            if x_lo <= i_last < x_lo + size_x and y_lo <= j_last < y_lo + size_y:
+                return np.int64(DONE)  # the rest of the segment stays in this empty square
+            i, j, nx, ny = _leave(line, i, j, nx, ny, x_lo, y_lo, size_x, size_y)
+            big_i, px, big_j, py = _split(line, i, j)
+            if _segment_done(line, i, j):
+                return np.int64(DONE)
+        event = _segment_event(line, i, j, nx, ny)
         if event != 0:
-            on_x = event < 0  # the ray crosses a column line (else a row line)
-            if on_x:
-                i += sx
-                px, big_i = _step_in_tile(px, big_i, sx, tw)
-            else:
-                j += sy
-                py, big_j = _step_in_tile(py, big_j, sy, th)
-            value = _tile_value(info, q, variants, pixels, outside, big_i, big_j, px, py)
-            if value == SOLID and not (mode == SIGHT and i == i_last and j == j_last):
-                if mode == SIGHT:
-                    status = FOUND
-                    break
-                e_f0 = distance
-                # the coordinate on the crossed line is the line's own
-                e_x = ox + nx * pw if on_x else x0 + t * dx
-                e_y = y0 + t * dy if on_x else oy + ny * ph
-                e_nx = x_normal if on_x else 0.0
-                e_ny = 0.0 if on_x else y_normal
-                e_ci = big_i
-                e_cj = big_j
-                e_flag = np.int64(0)
-                e_px = px
-                e_py = py
-                if mode == FIRST:
-                    status = FOUND
-                    break
-                _record(out_f, out_i, count, e_f0, e_x, e_y, e_nx, e_ny, e_ci, e_cj, e_flag,
-                        e_px, e_py)  # fmt: skip
-                count += 1
-                if not (0 <= i < pcols and 0 <= j < prows):
-                    status = DONE
-                    break
+            on_x = event < 0
+            i, j, big_i, px, big_j, py, value = _step(m, line, on_x, i, j, big_i, px, big_j, py)
+            if value == SOLID and not (i == i_last and j == j_last):
+                return np.int64(FOUND)
             if on_x:
                 nx += sx
             else:
                 ny += sy
         else:
-            # a lattice point: the shoulders (i + sx, j) and (i, j + sy)
-            a_solid = _cell_value(info, q, variants, pixels, outside, tw, th, i + sx, j) == SOLID
-            b_solid = _cell_value(info, q, variants, pixels, outside, tw, th, i, j + sy) == SOLID
-            stopped, stop_i, stop_j = corner_stop(a_solid, b_solid, gaps, i, j, sx, sy)
-            if stopped and mode == SIGHT:
-                status = FOUND
-                break
-            e_f0 = distance
-            e_x = ox + nx * pw
-            e_y = oy + ny * ph
-            e_nx = diagonal_x
-            e_ny = diagonal_y
-            e_flag = np.int64(0)
-            if stopped and mode == ALL:
-                # every blocking shoulder is a hit, the x-step one first; the
-                # first one beyond a solid outside is the last hit
-                for k in range(2):
-                    si = i + sx if k == 0 else i
-                    sj = j if k == 0 else j + sy
-                    if not (a_solid if k == 0 else b_solid):
-                        continue
-                    big_si = si // tw
-                    big_sj = sj // th
-                    e_ci = big_si
-                    e_cj = big_sj
-                    e_px = si - big_si * tw
-                    e_py = sj - big_sj * th
-                    _record(out_f, out_i, count, e_f0, e_x, e_y, e_nx, e_ny, e_ci, e_cj,
-                            e_flag, e_px, e_py)  # fmt: skip
-                    count += 1
-                    if not (0 <= si < pcols and 0 <= sj < prows):
-                        status = DONE
-                        break
-                if status >= 0:
-                    break
-                stopped = False
+            a_solid, b_solid = _shoulders(m, line, i, j)
+            if corner_stop(a_solid, b_solid, ray.gaps, i, j, sx, sy)[0]:
+                return np.int64(FOUND)
             i += sx
             j += sy
-            big_i = i // tw
-            px = i - big_i * tw
-            big_j = j // th
-            py = j - big_j * th
-            value = _tile_value(info, q, variants, pixels, outside, big_i, big_j, px, py)
-            if value == SOLID and not stopped:
-                if mode == SIGHT:
-                    if not (i == i_last and j == j_last):
-                        status = FOUND
-                        break
-                else:
-                    stopped = True
-                    stop_i = i
-                    stop_j = j
-            if stopped:
-                big_si = stop_i // tw
-                big_sj = stop_j // th
-                e_ci = big_si
-                e_cj = big_sj
-                e_px = stop_i - big_si * tw
-                e_py = stop_j - big_sj * th
-                if mode == FIRST:
-                    status = FOUND
-                    break
-                _record(out_f, out_i, count, e_f0, e_x, e_y, e_nx, e_ny, e_ci, e_cj, e_flag,
-                        e_px, e_py)  # fmt: skip
-                count += 1
-                if not (0 <= i < pcols and 0 <= j < prows):
-                    status = DONE
-                    break
+            big_i, px, big_j, py = _split(line, i, j)
+            value = _tile_value(m, line, big_i, big_j, px, py)
+            if value == SOLID and not (i == i_last and j == j_last):
+                return np.int64(FOUND)
             nx += sx
             ny += sy
-        if value == OFF_EMPTY and _gone(i, j, pcols, prows, sx, sy):
-            status = DONE
-            break
-    return (status, count, i, j, nx, ny, t_prev, e_f0, e_x, e_y, e_nx, e_ny, e_ci, e_cj, e_flag,
-            e_px, e_py)  # fmt: skip
+        if value == OFF_EMPTY and _gone(i, j, line.cols, line.rows, sx, sy):
+            return np.int64(DONE)
 
 
-# ------------------------------------------------------ many rays, one walk each
-# Other kernels call the walk through its address (see caller_of): linked in,
-# its code would be optimised and compiled again inside each of them.
-call_walk = caller_of(walk, WALK_SIGNATURE)
+@njit(cache=True)
+def walk_cells(m, ray, state, out_f, out_i):
+    """CELLS: every cell the segment passes through, in order, written as events.
+
+    Reads no map (the walk cells are its tiles; ``m`` gives the origin and
+    tile size). Event: ``(t, u0, v0, normal, col, row, corner, -1, -1)``,
+    the ``t`` clamped to the previous one and 1 (the order is exact, the
+    reported float only rounds). Answers a :class:`WalkChunk` as
+    :func:`walk_all` does.
+    """
+    cap = out_f.shape[0]
+    count = np.int64(0)
+    safe, line = segment_line(m, ray, True)
+    if not safe:
+        return _chunk(UNSAFE, count, state.i, state.j, state.nx, state.ny, state.t_prev)
+    sx = line.sx
+    sy = line.sy
+    u0 = line.u0
+    v0 = line.v0
+    if state.started:
+        i = state.i
+        j = state.j
+        nx = state.nx
+        ny = state.ny
+        t_prev = state.t_prev
+    else:
+        i = line.i0
+        j = line.j0
+        nx, ny = _lines_ahead(line, i, j)
+        t_prev = 0.0
+        _record(out_f, out_i, count, _event(DONE, 0.0, u0, v0, 0.0, 0.0, i, j, 0, -1, -1))
+        count += 1
+    diagonal_x = -sx * CORNER_NORMAL
+    diagonal_y = -sy * CORNER_NORMAL
+    corners = ray.corners
+    while True:
+        if count + 3 > cap:
+            return _chunk(MORE, count, i, j, nx, ny, t_prev)
+        if _segment_done(line, i, j):
+            return _chunk(DONE, count, i, j, nx, ny, t_prev)
+        event = _segment_event(line, i, j, nx, ny)
+        t = (nx - u0) / line.du if event <= 0 else (ny - v0) / line.dv
+        t = min(max(t, t_prev), 1.0)
+        t_prev = t
+        corner = np.int64(1) if event == 0 else np.int64(0)
+        if event == 0:
+            normal_x = diagonal_x
+            normal_y = diagonal_y
+            if corners == CORNERS_BOTH or corners == CORNERS_X_FIRST:
+                shoulder = _event(DONE, t, u0, v0, normal_x, normal_y, i + sx, j, 1, -1, -1)
+                _record(out_f, out_i, count, shoulder)
+                count += 1
+            if corners == CORNERS_BOTH or corners == CORNERS_Y_FIRST:
+                shoulder = _event(DONE, t, u0, v0, normal_x, normal_y, i, j + sy, 1, -1, -1)
+                _record(out_f, out_i, count, shoulder)
+                count += 1
+            i += sx
+            j += sy
+            nx += sx
+            ny += sy
+        elif event < 0:
+            normal_x = float(-sx)
+            normal_y = 0.0
+            i += sx
+            nx += sx
+        else:
+            normal_x = 0.0
+            normal_y = float(-sy)
+            j += sy
+            ny += sy
+        _record(out_f, out_i, count,
+                _event(DONE, t, u0, v0, normal_x, normal_y, i, j, corner, -1, -1))  # fmt: skip
+        count += 1
+
+
+#: The walk called from other kernels through its address: the first hit.
+walk = walk_first
+
+
+# ------------------------------------------------------ Python's faces of the walk
+# Numba boxes a named tuple for Python by calling its class (about a
+# microsecond); the engine calls these instead, which call the mode's kernel
+# through its address and hand back the record's fields as a plain tuple, in
+# the record's order (the engine unpacks them by name).
+call_walk = caller_of(walk_first, FIRST_SIGNATURE)
+call_events = caller_of(walk_all, EVENTS_SIGNATURE)  # walk_all or walk_cells: one signature
+
+FIRST_FIELDS_SIGNATURE = (MAP_TYPE, RAY_TYPE, types.int64)
+EVENTS_FIELDS_SIGNATURE = (MAP_TYPE, RAY_TYPE, STATE_TYPE, EVENTS_F, EVENTS_I, types.int64)
+
+
+@njit(cache=True)
+def first_fields(m, ray, walk_at):
+    """:func:`walk_first` (at address ``walk_at``): the :class:`WalkHit`'s fields, in order."""
+    a = call_walk(walk_at, m, ray)
+    return (a.status, a.distance, a.x, a.y, a.normal_x, a.normal_y, a.col, a.row, a.inside,
+            a.px, a.py)  # fmt: skip
+
+
+@njit(cache=True)
+def events_fields(m, ray, state, out_f, out_i, walk_at):
+    """:func:`walk_all` or :func:`walk_cells` (at address ``walk_at``): the
+    :class:`WalkChunk`'s status, count and the state's fields, in order."""
+    a = call_events(walk_at, m, ray, state, out_f, out_i)
+    s = a.state
+    return a.status, a.n_events, s.i, s.j, s.nx, s.ny, s.t_prev
+
+
+def kernel_address(kernel: Any, signature: Any) -> int:
+    """The address of a mode's compiled kernel (compiled or loaded on first use)."""
+    return compiled_address(kernel, signature)
 
 
 def walk_address() -> int:
-    """The address of the compiled walk, for kernels that call it through :data:`call_walk`."""
-    return compiled_address(walk, WALK_SIGNATURE)
+    """The address of the compiled first-hit walk, for kernels that call it (:data:`call_walk`)."""
+    return compiled_address(walk_first, FIRST_SIGNATURE)
 
 
 def compile_walk_with(dispatcher: Any, argument_types: tuple[Any, ...], seconds: float) -> None:
-    """Compile (or load) the walk and a kernel that calls it, side by side where there are cores.
+    """Compile (or load) the first-hit walk and a kernel that calls it, side by side where there
+    are cores.
 
     ``seconds``: about how long the kernel's first compile takes (the walk's
-    is about 5 s on a 2-core machine), see :mod:`tilecast._kernels.jobs`.
+    is about 4 s on a 2-core machine), see :mod:`tilecast._kernels.jobs`.
     """
-    compile_together([(walk, WALK_SIGNATURE.args, 5.0), (dispatcher, argument_types, seconds)])
+    compile_together([(walk_first, FIRST_SIGNATURE.args, 4.0),
+                      (dispatcher, argument_types, seconds)])  # fmt: skip
 
 
-CAST_RANGE_SIGNATURE = (
-    types.int64, types.int64, *WALK_SIGNATURE.args[:9], types.int64, types.boolean,
-    types.float64[:, ::1], types.float64[:, ::1], types.int64, types.float64[::1],
-    types.float64[::1], types.float64[:, ::1], types.float64[:, ::1], types.int64[:, ::1],
-    types.boolean[::1], types.int64[:, ::1], types.uint8[::1], types.int64,
+# ------------------------------------------------------ many rays, one walk each
+BATCH_TYPE = types.NamedTuple(
+    (types.float64[:, ::1], types.float64[:, ::1], types.int64, types.float64[::1], types.int64,
+     types.boolean, types.uint32),
+    RayBatch,
+)  # fmt: skip
+HITS_TYPE = types.NamedTuple(
+    (types.float64[::1], types.float64[:, ::1], types.float64[:, ::1], types.int64[:, ::1],
+     types.boolean[::1], types.int64[:, ::1], types.uint8[::1]),
+    FirstHits,
 )  # fmt: skip
 
 
 @internal
-def store_first_hit(r, k, status, distance, point, normal, cell, inside):
-    """Write a FIRST-mode walk result ``r`` as row ``k`` of a batch's outputs; return found.
+def first_ray(x0, y0, dx, dy, max_distance, gaps, ignore_start):
+    """The :class:`Ray` of a first-hit query, of exactly the declared field types (all layers)."""
+    return Ray(np.float64(x0), np.float64(y0), np.float64(dx), np.float64(dy),
+               np.float64(max_distance), np.int64(gaps), np.int64(CORNERS_BOTH),
+               bool(ignore_start), np.uint32(ALL_LAYERS))  # fmt: skip
+
+
+@internal
+def store_first_hit(out, k, a):
+    """Write a first hit ``a`` (a :class:`WalkHit`) as row ``k`` of ``out``; return found.
 
     A miss is ``inf`` distance, NaN point, zero normal, cell ``(-1, -1)``;
-    ``status[k]`` says whether the ray needs the exact far path.
+    ``status[k]`` says whether the ray needs the exact far path. The pixel
+    is the caller's to write.
     """
-    found = r[0] == FOUND
-    status[k] = UNSAFE if r[0] == UNSAFE else DONE
-    distance[k] = r[7] if found else np.inf
-    point[k, 0] = r[8] if found else np.nan
-    point[k, 1] = r[9] if found else np.nan
-    normal[k, 0] = r[10] if found else 0.0
-    normal[k, 1] = r[11] if found else 0.0
-    cell[k, 0] = r[12] if found else -1
-    cell[k, 1] = r[13] if found else -1
-    inside[k] = found and r[14] != 0
+    found = a.status == FOUND
+    out.status[k] = UNSAFE if a.status == UNSAFE else DONE
+    out.distance[k] = a.distance if found else np.inf
+    out.point[k, 0] = a.x if found else np.nan
+    out.point[k, 1] = a.y if found else np.nan
+    out.normal[k, 0] = a.normal_x if found else 0.0
+    out.normal[k, 1] = a.normal_y if found else 0.0
+    out.cell[k, 0] = a.col if found else -1
+    out.cell[k, 1] = a.row if found else -1
+    out.inside[k] = found and a.inside != 0
     return found
 
 
-@njit(cache=True, nogil=True)  # compiled for CAST_RANGE_SIGNATURE on first use
-def cast_range(lo, hi, info, variants, pixels, outside_solid, jump_min, ox, oy, pw, ph, gaps,
-               ignore_start, origins, directions, origin_stride, max_distances, distance, point,
-               normal, cell, inside, pixel, status, walk_at):  # fmt: skip
-    """First hits of rays lo .. hi - 1; ray k starts at origins[k // origin_stride].
+CAST_RANGE_SIGNATURE = (types.int64, types.int64, MAP_TYPE, BATCH_TYPE, HITS_TYPE, types.int64)
 
-    One direction or one max distance broadcasts over all rays. Writes
-    distance (inf on a miss), point (NaN), normal (0), cell (-1), inside,
-    pixel (-1) and status (DONE or UNSAFE) of each ray; returns how many are
-    UNSAFE (for the far-range path).
+
+@njit(cache=True, nogil=True)  # compiled for CAST_RANGE_SIGNATURE on first use
+def cast_range(lo, hi, m, rays, out, walk_at):
+    """First hits of rays lo .. hi - 1 of ``rays`` (a :class:`RayBatch`), written to ``out``.
+
+    Writes distance (inf on a miss), point (NaN), normal (0), cell (-1),
+    inside, pixel (-1) and status (DONE or UNSAFE) of each ray; returns how
+    many are UNSAFE (for the far-range path).
     """
+    origins = rays.origins
+    directions = rays.directions
+    max_distances = rays.max_distances
     direction_step = np.int64(directions.shape[0] != 1)
     distance_step = np.int64(max_distances.shape[0] != 1)
-    no_f = np.empty((0, 5))
-    no_i = np.empty((0, 5), dtype=np.int64)
     unsafe = 0
     for k in range(lo, hi):
-        o = k // origin_stride
+        o = k // rays.origin_stride
         d = k * direction_step
-        r = call_walk(walk_at, info, variants, pixels, outside_solid, jump_min, ox, oy, pw, ph,
-                      FIRST, gaps, 0, ignore_start, origins[o, 0], origins[o, 1],
-                      directions[d, 0], directions[d, 1], max_distances[k * distance_step], 0, 0,
-                      0, 0, 0, 0.0, no_f, no_i)  # fmt: skip
-        found = store_first_hit(r, k, status, distance, point, normal, cell, inside)
-        unsafe += r[0] == UNSAFE
-        pixel[k, 0] = r[15] if found else -1
-        pixel[k, 1] = r[16] if found else -1
+        ray = first_ray(origins[o, 0], origins[o, 1], directions[d, 0], directions[d, 1],
+                        max_distances[k * distance_step], rays.gaps, rays.ignore_start)  # fmt: skip
+        a = call_walk(walk_at, m, ray)
+        found = store_first_hit(out, k, a)
+        unsafe += a.status == UNSAFE
+        out.pixel[k, 0] = a.px if found else -1
+        out.pixel[k, 1] = a.py if found else -1
     return unsafe
 
 
 CAST_SINGLE_SIGNATURE = (
-    *WALK_SIGNATURE.args[:9], types.int64, types.boolean, types.float64, types.float64,
-    types.float64, types.float64, types.float64, types.boolean[::1], types.float64[::1],
-    types.float64[:, ::1], types.float64[:, ::1], types.int64[:, ::1], types.boolean[::1],
-    types.int64[:, ::1], types.int64,
+    MAP_TYPE, RAY_TYPE, types.boolean[::1], types.float64[::1], types.float64[:, ::1],
+    types.float64[:, ::1], types.int64[:, ::1], types.boolean[::1], types.int64[:, ::1],
+    types.int64,
 )  # fmt: skip
 
 
 @njit(cache=True, nogil=True)  # compiled for CAST_SINGLE_SIGNATURE on first use
-def cast_single(info, variants, pixels, outside_solid, jump_min, ox, oy, pw, ph, gaps,
-                ignore_start, x0, y0, dx, dy, max_distance, hit, distance, point, normal, cell,
-                inside, pixel, walk_at):  # fmt: skip
+def cast_single(m, ray, hit, distance, point, normal, cell, inside, pixel, walk_at):
     """First hit of one ray, written as row 0 of the outputs (a one-ray ``raycast_many``).
 
     Writes what :func:`cast_range` writes, and ``hit``; returns the walk's
     status (FOUND, DONE, or UNSAFE: the caller takes the exact far path).
-    Taking scalars and filling the caller's arrays, one call replaces the
+    Taking the ray and filling the caller's arrays, one call replaces the
     input arrays and the Python writes a one-ray batch would need.
     """
-    status = np.empty(1, dtype=np.uint8)
-    r = call_walk(walk_at, info, variants, pixels, outside_solid, jump_min, ox, oy, pw, ph,
-                  FIRST, gaps, 0, ignore_start, x0, y0, dx, dy, max_distance, 0, 0, 0, 0, 0, 0.0,
-                  np.empty((0, 5)), np.empty((0, 5), dtype=np.int64))  # fmt: skip
-    found = store_first_hit(r, 0, status, distance, point, normal, cell, inside)
+    out = FirstHits(distance, point, normal, cell, inside, pixel, np.empty(1, dtype=np.uint8))
+    a = call_walk(walk_at, m, ray)
+    found = store_first_hit(out, 0, a)
     hit[0] = found
-    pixel[0, 0] = r[15] if found else -1
-    pixel[0, 1] = r[16] if found else -1
-    return r[0]
+    pixel[0, 0] = a.px if found else -1
+    pixel[0, 1] = a.py if found else -1
+    return a.status
