@@ -38,6 +38,7 @@ from numba import njit
 from tilecast._kernels.beams import sincos
 from tilecast._kernels.walk import (
     NO_LIMIT,
+    Line,
     _gone,
     enter_map,
     first_cell,
@@ -45,7 +46,7 @@ from tilecast._kernels.walk import (
     order,
     start_ray,
 )
-from tilecast._walkspec import FILTER, UNSAFE  # UNSAFE: the walk's status, a beam's here
+from tilecast._walkspec import FILTER, OFF_EMPTY, UNSAFE  # UNSAFE: the walk's status
 
 #: Beam statuses written by carve_range.
 CARVED = 0
@@ -111,7 +112,8 @@ def walk_beam(x0, y0, dx, dy, limit, frame, size, cells, first, stop):
     """
     ox, oy, resolution, _ = frame
     rows, cols = size
-    safe, u0, v0, du, dv, _, _, norm = start_ray(ox, oy, resolution, resolution, x0, y0, dx, dy)
+    safe, u0, v0, du, dv, sdx, sdy, norm = start_ray(ox, oy, resolution, resolution, x0, y0, dx,
+                                                     dy)  # fmt: skip
     if not safe:
         return np.int64(0), np.int64(-1), UNSAFE
     adu = abs(du)
@@ -124,7 +126,12 @@ def walk_beam(x0, y0, dx, dy, limit, frame, size, cells, first, stop):
     ny = j + 1 if sy > 0 else j
     count = np.int64(0)
     if not (0 <= i < cols and 0 <= j < rows):
-        outcome, i, j, nx, ny = enter_map(i, j, cols, rows, u0, v0, du, dv, 0.0, 0.0, sx, sy)
+        # the walk's line of this beam on a map of unit cells with an empty outside
+        line = Line(u0, v0, du, dv, adu, adv, 0.0, 0.0, sx, sy, norm, sdx, sdy, i, j, i, j,
+                    NO_LIMIT, NO_LIMIT, np.int64((1 if sx < 0 else 0) + (2 if sy < 0 else 0)),
+                    np.int64(1), np.int64(1), np.int64(cols), np.int64(rows),
+                    np.int64(OFF_EMPTY))  # fmt: skip
+        outcome, i, j, nx, ny = enter_map(line, i, j)
         if outcome == 1:
             return count, np.int64(-1), CARVED
         if outcome != 0:
