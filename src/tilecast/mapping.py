@@ -42,9 +42,10 @@ __all__ = ["LikelihoodField", "OccupancyGrid"]
 
 #: Most beams per scan (a cell's counts within a scan are packed into 32 bits).
 MAX_BEAMS = 2**15 - 1
-#: Most cells the carving buffer holds at once (1 MiB, so it stays in cache); a chunk of
-#: scans fills it.
-CHUNK_CELLS = 1 << 18
+#: Most cells the carving buffer holds at once (16 MiB of int32); a chunk of scans fills
+#: it. Larger chunks cost fewer thread hand-offs: on the basement benchmark 2**22 cells
+#: integrate in about 0.7-0.85x the time of 2**18 (1 MiB, which stays in cache).
+CHUNK_CELLS = 1 << 22
 #: Cell sizes the carving is exact for (tile-space directions stay in the walk's safe range).
 RESOLUTION_RANGE = (1e-60, 1e60)
 #: The ``sigma_hit`` a LikelihoodField takes (``2 sigma**2`` stays a normal float).
@@ -59,6 +60,40 @@ UNKNOWN_BIT = 2
 # thresholds the YAML gives to read them back: 254 free, 205 unknown, 0 occupied.
 _FREE_PIXEL, _UNKNOWN_PIXEL, _OCCUPIED_PIXEL = 254, 205, 0
 _READ_OCCUPIED, _READ_FREE = 0.65, 0.196
+
+
+def _balanced_bands(
+    slots: NDArray[np.int64], cells: NDArray[Any], run_end: NDArray[np.int64], rows: int,
+    cols: int, bands: int,
+) -> list[int]:  # fmt: skip
+    """Row edges of ``bands`` bands holding about as many carved cells each.
+
+    Each beam's cells lie in a monotone run of rows; spreading its count
+    evenly over those rows gives a cheap estimate of the work per row (one
+    pass over the beams, not the cells). Which band a cell falls in changes
+    only who updates it, never the result.
+
+    Examples
+    --------
+    >>> slots, run_end = np.array([0, 4, 6]), np.array([4, 6])
+    >>> cells = np.array([0, 10, 20, 30, 90, 91])  # rows 0-3, then row 9 twice (10 columns)
+    >>> _balanced_bands(slots, cells, run_end, 10, 10, 2)
+    [0, 3, 10]
+    """
+    if bands < 2:
+        return [0, rows]
+    starts = slots[:-1]
+    used = run_end > starts
+    first_row = cells[starts[used]] // cols
+    last_row = cells[run_end[used] - 1] // cols
+    low, high = np.minimum(first_row, last_row), np.maximum(first_row, last_row)
+    density = (run_end[used] - starts[used]) / (high - low + 1)
+    change = np.bincount(low, density, rows + 1) - np.bincount(high + 1, density, rows + 1)
+    work = np.cumsum(np.cumsum(change[:rows]))
+    if len(work) == 0 or work[-1] <= 0.0:
+        return [rows * t // bands for t in range(bands + 1)]
+    inner = np.searchsorted(work, work[-1] * np.arange(1, bands) / bands, side="right")
+    return [0, *(int(e) for e in inner), rows]
 
 
 def _logit(p: float) -> float:
@@ -350,7 +385,7 @@ class OccupancyGrid:
         beams = (slots, cells, run_end, end_cell)
         flat = self._log_odds.reshape(-1)
         bands = min(thread_count(), rows)
-        edges = [rows * t // bands for t in range(bands + 1)]
+        edges = _balanced_bands(slots, cells, run_end, rows, cols, bands)
 
         def band(t: int) -> None:
             r0, r1 = edges[t], edges[t + 1]
