@@ -643,7 +643,7 @@ class LikelihoodField:
     [-0.1886, -6.6019]
     """
 
-    __slots__ = ("_cache", "_distance", "_grid", "_source", "_version", "max_distance",
+    __slots__ = ("_cache", "_grid", "_source", "max_distance",
                  "sigma_hit", "weighting", "z_hit", "z_rand")  # fmt: skip
 
     def __init__(
@@ -678,10 +678,9 @@ class LikelihoodField:
         self.weighting = as_choice("weighting", weighting, ("product", "amcl"))
         self._source = grid
         self._grid = world
-        self._version = -1
-        self._distance = np.empty((0, 0))
-        self._cache: dict[float, NDArray[np.float64]] = {}
-        self._refresh()
+        # max_range -> (the distances it was made from, the per-cell table)
+        self._cache: dict[float, tuple[NDArray[np.float64], NDArray[np.float64]]] = {}
+        self._distances()  # computed now, not in the first query
 
     @property
     def grid(self) -> Grid:
@@ -701,18 +700,14 @@ class LikelihoodField:
         >>> field.distance.tolist()
         [[0.0, 0.5, 1.0]]
         """
-        self._refresh()
-        return self._distance
+        return self._distances()
 
-    def _refresh(self) -> None:
-        """Compute the distance transform if the grid changed since it was last computed."""
-        version = self._grid.version
-        if version == self._version:
-            return
-        self._distance = distance_transform(self._grid.solid, self._grid.tile_size)
-        self._distance.flags.writeable = False
-        self._cache = {}
-        self._version = version
+    def _distances(self) -> NDArray[np.float64]:
+        """Return the grid's distance transform: kept with the grid, remade after an edit."""
+        distances: NDArray[np.float64] = self._grid.snapshot(
+            "distance transform", _read_only_distances
+        )
+        return distances
 
     def _table(self, max_range: float) -> NDArray[np.float64]:
         """Per-cell ``log pz`` (product) or ``pz**3`` (amcl) for readings of this sensor range."""
@@ -724,14 +719,14 @@ class LikelihoodField:
                 + ("AMCL's sum of pz**3 would overflow a float" if math.isfinite(top)
                    else "overflows a float")
             )  # fmt: skip
-        self._refresh()
-        table = self._cache.get(max_range)
-        if table is None:
-            pz = self._pz(np.minimum(self._distance, self.max_distance), max_range)
-            with np.errstate(divide="ignore"):  # pz = 0: log is -inf, as the sum of logs is
-                table = pz**3 if self.weighting == "amcl" else np.log(pz)
-            table = np.ascontiguousarray(table)
-            self._cache = {max_range: table}  # the sensor's range rarely changes
+        distances = self._distances()
+        cached = self._cache.get(max_range)
+        if cached is not None and cached[0] is distances:
+            return cached[1]
+        pz = self._pz(np.minimum(distances, self.max_distance), max_range)
+        with np.errstate(divide="ignore"):  # pz = 0: log is -inf, as the sum of logs is
+            table = np.ascontiguousarray(pz**3 if self.weighting == "amcl" else np.log(pz))
+        self._cache = {max_range: (distances, table)}  # the sensor's range rarely changes
         return table
 
     def _pz(self, d: Any, max_range: float) -> Any:
@@ -759,6 +754,13 @@ class LikelihoodField:
         run_tasks(lambda lo, hi: field_log_likelihood(lo, hi, poses, beam_angles, readings, table,
                                                       frame, cube, out), len(poses),
                   max(1, 8192 // max(1, len(readings))))  # fmt: skip
+
+
+def _read_only_distances(grid: Any) -> NDArray[np.float64]:
+    """Return the distance transform of a grid's solid cells, read-only (a snapshot)."""
+    distances: NDArray[np.float64] = distance_transform(grid.solid, grid.tile_size)
+    distances.flags.writeable = False
+    return distances
 
 
 def distance_transform(blocking: Any, tile_size: tuple[float, float] = (1.0, 1.0)) -> Any:
