@@ -189,6 +189,40 @@ def test_query_ray_matches_brute_force(world_objects, origin, direction, max_dis
     assert len({c.id for c in got}) == len(got)  # each object once
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from([1.0, 0.75, 2.0**-3]),
+    st.sampled_from([0.0, 2.0**20, 3.0e7, -(2.0**33)]),
+    st.integers(-3, 3),
+    st.sampled_from([0.0, 1e-17, -1e-17, 3e-12, -3e-12, 2.0**-40]),
+    st.sampled_from([1.0, -1.0]),
+    st.lists(st.tuples(st.integers(-4, 40), st.integers(-3, 3), st.sampled_from([0, 1, 2])),
+             min_size=1, max_size=12),
+)  # fmt: skip
+def test_query_ray_along_hash_lines_far_from_the_origin(size, base, row, slope, sense, placed):
+    """Rays nearly along a line of hash cells, where the walked segment (the ray's
+    ends rounded) and the ray may pass on either side of the line: objects just
+    either side of it, or on it, are all found, in order (the brute force)."""
+    world, objects = SpatialHash(size), {}
+    line_y = row * size
+    for k, (col, side, kind) in enumerate(placed):
+        x = base + col * size
+        y = line_y + side * 2.0**-30 * size  # just above, on, or just below the line
+        if kind == 0:
+            objects[k] = ("box", (x, min(y, line_y), x + size / 3, max(y, line_y)))
+            world.insert(k, box=objects[k][1])
+        elif kind == 1:
+            objects[k] = ("circle", ((x, y), size / 5))
+            world.insert(k, circle=objects[k][1])
+        else:
+            objects[k] = ("segment", ((x, y), (x + size, y)))
+            world.insert(k, segment=objects[k][1])
+    origin = (base - 2 * size if sense > 0 else base + 42 * size, line_y)
+    direction = (sense, slope)
+    got = [(c.id, c.distance) for c in world.query_ray(origin, direction)]
+    assert got == brute_ray(objects, origin, direction, math.inf)
+
+
 def test_ray_is_lazy_and_ordered():
     world = SpatialHash(1.0)
     for k in range(1000):

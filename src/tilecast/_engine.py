@@ -63,7 +63,8 @@ __all__ = [
 _NO_INFO = np.zeros((4, 1, 1), dtype=np.int8)
 _NO_VARIANTS = np.zeros((1, 1), dtype=np.int32)
 _NO_PIXELS = np.zeros((4, 1, 1, 1), dtype=np.int8)
-_CHUNK = 64  # steps or hits per compiled call of traverse and raycast_all
+_CHUNK = 64  # steps or hits per compiled call of traverse and raycast_all, at most
+_FIRST_CHUNK = 16  # ... in the first call (then 4 times the last)
 
 # The compiled walk's entry points, loaded on first use. Every argument is of
 # the one signature each is compiled for, so the dispatcher's type checks
@@ -218,10 +219,13 @@ def _chunks(
     """
     walk = _events or _load_events()
     walk_at = _all_at if mode == ALL else _cells_at
-    events_f = np.empty((_CHUNK, 5))
-    events_i = np.empty((_CHUNK, 5), dtype=np.int64)
+    # short chunks first (a caller that stops after a few events does not pay
+    # for converting many), then long ones
+    size = _FIRST_CHUNK
     state: tuple[Any, ...] = START
     while True:
+        events_f = np.empty((size, 5))
+        events_i = np.empty((size, 5), dtype=np.int64)
         # the WalkChunk's status, count and state fields
         status, count, i, j, nx, ny, t_prev = walk(view, ray, state, events_f, events_i, walk_at)
         if status == UNSAFE:
@@ -231,6 +235,7 @@ def _chunks(
         if status != MORE:
             return
         state = (True, i, j, nx, ny, t_prev)
+        size = min(4 * size, _CHUNK)
 
 
 def sight(

@@ -29,6 +29,7 @@ from typing import Any, TypeAlias
 import numpy as np
 from numpy.typing import NDArray
 
+from tilecast._engine import steps
 from tilecast._exact import ABS_ERROR, REL_ERROR
 from tilecast._validate import (
     as_direction,
@@ -37,6 +38,7 @@ from tilecast._validate import (
     as_positive_float,
     as_rect,
 )
+from tilecast._walkspec import CORNERS_BOTH
 from tilecast.regions import circle_rect_exact
 from tilecast.results import RayContact
 
@@ -54,6 +56,14 @@ _SLACK = 1.5e-14
 # Objects spanning more hash cells than this are kept in one list, tested by
 # every query, instead of in buckets.
 _LARGE = 4096
+# A ray query yields a contact once every object not yet seen starts later
+# than it by this much (relative): contacts are float64 (a few ulps off).
+_MARGIN = 1e-9
+_BOTH_SHOULDERS = CORNERS_BOTH  # a walk through a lattice point lists both cells beside it
+# A bound on the rounding of a ray's point p + t*d in hash cells, relative to
+# the magnitudes summed (p, t*d, the hash's origin): 4 ulps, twice what the
+# three roundings (the point, less the origin, over the cell size) can reach.
+_ROUNDING = 2.0**-50
 
 _FloatArray: TypeAlias = NDArray[np.float64]
 _IntArray: TypeAlias = NDArray[np.int64]
@@ -739,32 +749,73 @@ class SpatialHash:
             # ray from near 1e308): no walk there; each object decides alone
             self._consider_all(seen, consider)
             return
-        # 4-connected walk over hash cells, each next crossing recomputed from p
-        i = _ifloor(pu + t_lo * du)
-        j = _ifloor(pv + t_lo * dv)
+        # The hash cells along the ray's stretch [t_lo, t_hi] over the stored
+        # extent, in order, from the exact walk of traverse (its far-range
+        # walk where the numbers are beyond the compiled range). It walks the
+        # segment S between the ray's points at t_lo and t_hi, rounded: S
+        # stays within `off` (in hash cells, at most half a cell) of the ray
+        # R at the same parameter. So while S is in a cell, R is in it, in a
+        # cell across one of its sides (S and R on either side of a grid line
+        # near S) or, for no longer than `lag`, in a cell across a corner
+        # (both lines near). When S enters a cell, the buckets of that cell,
+        # of the two cells ahead of it and of each cell behind it across a
+        # line S crossed less than 2 * off ago are considered: every object R
+        # meets before S enters the next cell, less `lag`, has been seen, and
+        # drain() may yield every contact before that.
+        a = (px + t_lo * dx, py + t_lo * dy)
+        b = (px + t_hi * dx, py + t_hi * dy)
+        off = _ROUNDING * max(
+            (abs(px) + abs(t_hi * dx) + abs(ox)) / w, (abs(py) + abs(t_hi * dy) + abs(oy)) / h
+        )
+        if not off <= 0.5 or not all(map(math.isfinite, (*a, *b))):
+            # the ray's points in hash cells are too coarse to walk (a cell is
+            # less than an ulp of the coordinates): each object decides alone
+            self._consider_all(seen, consider)
+            return
+        span = t_hi - t_lo
+        lag = 2.0 * off / max(abs(du), abs(dv))
+        # how long (in the segment's parameter) S stays within 2 * off of a line it crossed
+        near_x = 2.0 * off / abs(du * span) if du * span != 0.0 else math.inf
+        near_y = 2.0 * off / abs(dv * span) if dv * span != 0.0 else math.inf
         si, sj = (1 if du > 0 else -1), (1 if dv > 0 else -1)
-        t_cell = t_lo
+        # the parameter at which S last crossed a column (row) line; the start
+        # counts as one where it is near a line behind it
+        ua, va = self._u(a[0]), self._v(a[1])
+        near_start = t_lo > 0.0 or min(ua - math.floor(ua), math.ceil(ua) - ua) <= 2.0 * off
+        crossed_x = 0.0 if near_start else -math.inf
+        near_start = t_lo > 0.0 or min(va - math.floor(va), math.ceil(va) - va) <= 2.0 * off
+        crossed_y = 0.0 if near_start else -math.inf
+        first = True
+        buckets = self._buckets
         # a walk across much empty space ends in one brute-force pass instead
-        budget = 4 * len(self._buckets) + 64
-        while True:
+        budget = 4 * len(buckets) + 64
+        for step in steps(self._origin, self._size, a, b, _BOTH_SHOULDERS):
             budget -= 1
             if budget < 0:
                 self._consider_all(seen, consider)
                 return
-            nx = (i + (1 if du > 0 else 0) - pu) / du if du != 0.0 else math.inf
-            ny = (j + (1 if dv > 0 else 0) - pv) / dv if dv != 0.0 else math.inf
-            t_next = max(min(nx, ny), t_cell)
-            # the widened neighbourhood guards against the walk's rounding
-            for key in ((i, j), (i + si, j), (i, j + sj)):
-                for slot in self._buckets.get(key, ()):
+            # the margin covers the float contacts and the rounding of the
+            # reported entry
+            t_enter = t_lo + step.t * span
+            yield from drain(t_enter - lag - _MARGIN * (abs(t_enter) + 1.0 / norm))
+            i, j = step.cell
+            keys = [(i, j), (i + si, j), (i, j + sj)]
+            if first:
+                first = False
+                if t_lo > 0.0:  # R starts within `off` of S: in any cell around S's
+                    keys = [(i + di, j + dj) for di in (-1, 0, 1) for dj in (-1, 0, 1)]
+                else:  # the same point; the hash files it by floor, the walk
+                    # (on a grid line) by the cell the ray moves into
+                    keys.append((_ifloor(self._u(px)), _ifloor(self._v(py))))
+            if step.normal[0] != 0.0:  # entered across a column line (or a corner)
+                crossed_x = step.t
+            elif step.t - crossed_x <= near_x:
+                keys.append((i - si, j))
+            if step.normal[1] != 0.0:
+                crossed_y = step.t
+            elif step.t - crossed_y <= near_y:
+                keys.append((i, j - sj))
+            for key in keys:
+                for slot in buckets.get(key, ()):
                     if slot not in seen:
                         consider(slot)
-            if t_next > t_hi:
-                return
-            # nothing in a later cell can come before this (less a rounding margin)
-            yield from drain(t_next - 1e-9 * (abs(t_next) + 1.0 / norm))
-            if nx <= ny:
-                i += si
-            else:
-                j += sj
-            t_cell = t_next
