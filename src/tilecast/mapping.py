@@ -37,6 +37,7 @@ from tilecast._validate import (
 )
 from tilecast._walkspec import GAPS_OPEN, SAFE_LARGE, SAFE_SMALL
 from tilecast.grid import Grid, check_map
+from tilecast.world import readonly_view
 
 __all__ = ["LikelihoodField", "OccupancyGrid"]
 
@@ -178,8 +179,7 @@ class OccupancyGrid:
             raise ValueError(f"clamp must have low < 0.5 < high, got ({low}, {high})")
         self._clamp = (low, high)
         self._log_odds = np.zeros((rows, cols))
-        self._view = self._log_odds.view()
-        self._view.flags.writeable = False
+        self._view = readonly_view(self._log_odds)
 
     # ------------------------------------------------------------------ basics
     @property
