@@ -30,6 +30,7 @@ from tilecast._validate import (
     as_finite_float,
     as_map_shape,
     as_open_probability,
+    as_path,
     as_point,
     as_poses,
     as_positive_float,
@@ -530,9 +531,7 @@ class OccupancyGrid:
         >>> load_ros_map(yaml_path, unknown="solid").solid.astype(int).tolist()
         [[0, 0, 1, 1], [1, 1, 1, 1]]
         """
-        if not isinstance(path, str | Path) and not hasattr(path, "__fspath__"):
-            raise TypeError(f"path must be a path (str or os.PathLike), got {type(path).__name__}")
-        yaml_path = Path(path)
+        yaml_path = as_path("path", path)
         if yaml_path.suffix.lower() not in (".yaml", ".yml"):
             raise ValueError(f"path must name a .yaml (or .yml) file, got {str(yaml_path)!r}")
         if not yaml_path.parent.is_dir():
