@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -40,6 +42,7 @@ __all__ = [
     "as_max_range",
     "as_nonnegative_float",
     "as_observed",
+    "as_path",
     "as_point",
     "as_points_array",
     "as_poses",
@@ -170,6 +173,13 @@ def as_choice(name: str, value: Any, choices: Sequence[str]) -> str:
     if value not in choices:
         raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
     return value
+
+
+def as_path(name: str, value: Any) -> Path:
+    """Return ``value`` (a str or os.PathLike) as a ``Path``, or raise naming ``name``."""
+    if not isinstance(value, str | os.PathLike):
+        raise TypeError(f"{name} must be a path (str or os.PathLike), got {type(value).__name__}")
+    return Path(value)
 
 
 def as_real_array(name: str, value: Any) -> np.ndarray:

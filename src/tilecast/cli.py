@@ -509,9 +509,6 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=func)
         return p
 
-    outside_choices = ["empty", "solid"]
-    outside_help = "what lies beyond the map (default: the loader's choice)"
-
     def map_options(p: argparse.ArgumentParser) -> None:
         p.add_argument(
             "--root",
@@ -536,6 +533,25 @@ def build_parser() -> argparse.ArgumentParser:
             "or GIDs like 1,2,7",
         )
 
+    def query_options(p: argparse.ArgumentParser, formats: list[str]) -> None:
+        """Add --outside, --format (the first of ``formats`` by default) and the map options."""
+        p.add_argument(
+            "--outside",
+            choices=["empty", "solid"],
+            default=None,
+            help="what lies beyond the map (default: the loader's choice)",
+        )
+        p.add_argument("--format", choices=formats, default=formats[0])
+        map_options(p)
+
+    def origin_option(
+        p: argparse.ArgumentParser, parse: Callable[[str], Any], metavar: str, help_text: str
+    ) -> None:
+        """Add the required ``--from`` (``args.origin``): where the ray or the view starts."""
+        p.add_argument(
+            "--from", dest="origin", type=parse, required=True, metavar=metavar, help=help_text
+        )
+
     p = add("demo", cmd_demo, "cast a fan of rays on the bundled map and draw the result")
     p.add_argument("--out", default="demo.png", help="picture to write (default: demo.png)")
     p.add_argument("--rays", type=_ray_count, default=360, help="number of rays (360)")
@@ -557,14 +573,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("cast", cmd_cast, "cast one ray and print where it first hits a wall")
     p.add_argument("map", help=MAP_HELP)
-    p.add_argument(
-        "--from",
-        dest="origin",
-        type=_point,
-        required=True,
-        metavar="X,Y",
-        help="ray origin in world units",
-    )
+    origin_option(p, _point, "X,Y", "ray origin in world units")
     p.add_argument(
         "--angle",
         type=_finite,
@@ -573,9 +582,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="direction in degrees (0 = +x, 90 = +y)",
     )
     p.add_argument("--max-distance", type=_nonnegative, default=math.inf, metavar="D")
-    p.add_argument("--outside", choices=outside_choices, default=None, help=outside_help)
-    p.add_argument("--format", choices=["text", "json"], default="text")
-    map_options(p)
+    query_options(p, ["text", "json"])
 
     p = add("scan", cmd_scan, "simulate a lidar scan and print the ranges")
     p.add_argument("map", help=MAP_HELP)
@@ -601,20 +608,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="R",
         help="range reported when nothing is hit (100)",
     )
-    p.add_argument("--outside", choices=outside_choices, default=None, help=outside_help)
-    p.add_argument("--format", choices=["csv", "json"], default="csv")
-    map_options(p)
+    query_options(p, ["csv", "json"])
 
     p = add("fov", cmd_fov, "field of view (symmetric shadowcasting) from one cell")
     p.add_argument("map", help=MAP_HELP)
-    p.add_argument(
-        "--from",
-        dest="origin",
-        type=_cell,
-        required=True,
-        metavar="I,J",
-        help="viewer cell: column, row",
-    )
+    origin_option(p, _cell, "I,J", "viewer cell: column, row")
     p.add_argument("--radius", type=_nonnegative, default=None, help="radius in cells")
     p.add_argument("--out", default=None, metavar="PNG", help="draw the result to this picture")
     p.add_argument("--print", action="store_true", help="print the visible cells as text")

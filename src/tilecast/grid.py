@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from tilecast._validate import as_cell_array, as_choice, as_point, as_tile_size
-from tilecast.world import OUTSIDE_POLICIES, World
+from tilecast.world import OUTSIDE_POLICIES, World, readonly_view
 
 __all__ = ["OUTSIDE_POLICIES", "Grid"]
 
@@ -81,8 +81,7 @@ class Grid(World):
             as_point("origin", origin),
             as_choice("outside", outside, OUTSIDE_POLICIES),
         )
-        self._view: np.ndarray = self._solid.view()
-        self._view.flags.writeable = False
+        self._view = readonly_view(self._solid)
 
     # ------------------------------------------------------------------ basics
     @property
@@ -98,8 +97,7 @@ class Grid(World):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        self._view = self._solid.view()
-        self._view.flags.writeable = False
+        self._view = readonly_view(self._solid)
 
     @property
     def shape(self) -> tuple[int, int]:

@@ -30,6 +30,7 @@ from tilecast._validate import (
     as_finite_float,
     as_map_shape,
     as_open_probability,
+    as_path,
     as_point,
     as_poses,
     as_positive_float,
@@ -37,6 +38,7 @@ from tilecast._validate import (
 )
 from tilecast._walkspec import GAPS_OPEN, SAFE_LARGE, SAFE_SMALL
 from tilecast.grid import Grid, check_map
+from tilecast.world import readonly_view
 
 __all__ = ["LikelihoodField", "OccupancyGrid"]
 
@@ -178,8 +180,7 @@ class OccupancyGrid:
             raise ValueError(f"clamp must have low < 0.5 < high, got ({low}, {high})")
         self._clamp = (low, high)
         self._log_odds = np.zeros((rows, cols))
-        self._view = self._log_odds.view()
-        self._view.flags.writeable = False
+        self._view = readonly_view(self._log_odds)
 
     # ------------------------------------------------------------------ basics
     @property
@@ -530,9 +531,7 @@ class OccupancyGrid:
         >>> load_ros_map(yaml_path, unknown="solid").solid.astype(int).tolist()
         [[0, 0, 1, 1], [1, 1, 1, 1]]
         """
-        if not isinstance(path, str | Path) and not hasattr(path, "__fspath__"):
-            raise TypeError(f"path must be a path (str or os.PathLike), got {type(path).__name__}")
-        yaml_path = Path(path)
+        yaml_path = as_path("path", path)
         if yaml_path.suffix.lower() not in (".yaml", ".yml"):
             raise ValueError(f"path must name a .yaml (or .yml) file, got {str(yaml_path)!r}")
         if not yaml_path.parent.is_dir():

@@ -40,6 +40,7 @@ from tilecast.visibility import (
     visibility_polygon,
     wall_segments,
 )
+from tilecast.world import readonly_view
 
 __all__ = ["VisibilityScene"]
 
@@ -215,9 +216,7 @@ class VisibilityScene:
     @property
     def segments(self) -> np.ndarray:
         """The walls, ``(M, 2, 2)`` float64 (read-only)."""
-        view = self._segs.reshape(-1, 2, 2)
-        view.flags.writeable = False
-        return view
+        return readonly_view(self._segs.reshape(-1, 2, 2))
 
     # ---------------------------------------------------------------- queries
     def _grid_args(self) -> tuple[Any, ...]:

@@ -55,7 +55,7 @@ from tilecast._validate import (
     tile_coordinates,
 )
 from tilecast.grid import Grid
-from tilecast.world import OUTSIDE_POLICIES, World
+from tilecast.world import OUTSIDE_POLICIES, World, readonly_view
 
 __all__ = [
     "EMPTY",
@@ -136,12 +136,6 @@ def _kinds_of(masks: np.ndarray) -> np.ndarray:
     return kinds
 
 
-def _readonly(array: np.ndarray) -> np.ndarray:
-    view: np.ndarray = array.view()
-    view.flags.writeable = False
-    return view
-
-
 # ------------------------------------------------------------------- TileSet
 class TileSet:
     """Solidity masks of a set of equally sized tiles.
@@ -196,8 +190,8 @@ class TileSet:
             )
         if 0 in array.shape:
             raise ValueError(f"masks must not be empty, got shape {array.shape}")
-        self._masks = _readonly(np.array(array, dtype=np.bool_, order="C", copy=True))
-        self._kinds = _readonly(_kinds_of(self._masks))
+        self._masks = readonly_view(np.array(array, dtype=np.bool_, order="C", copy=True))
+        self._kinds = readonly_view(_kinds_of(self._masks))
 
     @property
     def masks(self) -> np.ndarray:
@@ -474,12 +468,12 @@ class TileMap(World):
         cell_variant[present] = np.searchsorted(used, keys[present])
         cell_kinds = np.zeros(self._tile_ids.shape, dtype=np.uint8)
         cell_kinds[present] = variant_kinds[cell_variant[present]]
-        self._variant_keys = _readonly(used)
-        self._variant_masks = _readonly(variant_masks)
-        self._variant_kinds = _readonly(variant_kinds)
-        self._cell_variant = _readonly(cell_variant)
-        self._cell_kinds = _readonly(cell_kinds)
-        self._solid_cells = _readonly(cell_kinds != EMPTY)
+        self._variant_keys = readonly_view(used)
+        self._variant_masks = readonly_view(variant_masks)
+        self._variant_kinds = readonly_view(variant_kinds)
+        self._cell_variant = readonly_view(cell_variant)
+        self._cell_kinds = readonly_view(cell_kinds)
+        self._solid_cells = readonly_view(cell_kinds != EMPTY)
 
     # ------------------------------------------------------------------ basics
     @property
@@ -490,12 +484,12 @@ class TileMap(World):
     @property
     def tile_ids(self) -> np.ndarray:
         """Read-only int32 tile ids ``[row, col]`` (``empty`` where no tile)."""
-        return _readonly(self._tile_ids)
+        return readonly_view(self._tile_ids)
 
     @property
     def flips(self) -> np.ndarray:
         """Read-only uint8 flip flags ``[row, col]`` (0 on empty cells)."""
-        return _readonly(self._flips)
+        return readonly_view(self._flips)
 
     @property
     def empty(self) -> int:

@@ -48,6 +48,13 @@ OUTSIDE_POLICIES = ("empty", "solid")
 _T = TypeVar("_T")
 
 
+def readonly_view(array: np.ndarray) -> np.ndarray:
+    """Return a read-only view of ``array`` (the array itself stays writeable for its owner)."""
+    view: np.ndarray = array.view()
+    view.flags.writeable = False
+    return view
+
+
 class World:
     """Base of :class:`~tilecast.Grid` and :class:`~tilecast.TileMap`: cells placed in the world.
 

@@ -178,6 +178,19 @@ def prefix_sums(counts):
     return out
 
 
+@internal
+def csr_slots(counts):
+    """The second pass of a two-pass CSR build, from the first pass's ``counts``.
+
+    ``counts[c + 1]`` holds how many members list ``c`` has (``counts[0]`` is
+    0). Returns ``(starts, fill, members)``: list ``c`` is
+    ``members[starts[c]:starts[c + 1]]``, and ``fill[c]`` is where its next
+    member goes (the caller writes there and increments it).
+    """
+    starts = prefix_sums(counts)
+    return starts, starts[:-1].copy(), np.empty(starts[-1], dtype=np.int64)
+
+
 # ------------------------------------------------------------ point in polygon
 @internal
 def count_at_most(ascending, value):
@@ -222,9 +235,7 @@ def build_slab_index(polygon, boundaries, n_cols):
     fill = counts
     for rep in range(2):
         if rep == 1:
-            starts = prefix_sums(counts)
-            fill = starts[:-1].copy()
-            entries = np.empty(starts[-1], dtype=np.int64)
+            starts, fill, entries = csr_slots(counts)
         for k in range(n):
             ax = polygon[k, 0]
             ay = polygon[k, 1]

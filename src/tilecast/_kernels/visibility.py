@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit, prange, types
 
 from tilecast._kernels import internal
-from tilecast._kernels.geometry import column_range, orient2d, prefix_sums
+from tilecast._kernels.geometry import column_range, csr_slots, orient2d
 from tilecast._kernels.intrinsics import caller_of, compiled_address
 from tilecast._kernels.jobs import compile_together
 
@@ -124,9 +124,7 @@ def bucket_walls(segs, x0, y0, hx, hy, nx, ny, slack_x, slack_y):
     members = np.empty(_NONE, dtype=np.int64)
     for rep in range(2):
         if rep == 1:
-            starts = prefix_sums(counts)
-            fill = starts[:-1].copy()
-            members = np.empty(starts[-1], dtype=np.int64)
+            starts, fill, members = csr_slots(counts)
         for i in range(m):
             ax, ay, bx, by = segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3]
             ymin, ymax = min(ay, by), max(ay, by)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import reprlib
-from pathlib import Path
 from typing import Any
+
+from tilecast._validate import as_path
 
 __all__ = ["EXCERPT", "MapLoadError", "describe", "excerpt", "read_bytes", "read_text"]
 
@@ -68,15 +69,9 @@ def describe(source: Any) -> str:
     return f"<{type(source).__name__}>"
 
 
-def _as_path(name: str, source: Any) -> Path:
-    if not isinstance(source, str | os.PathLike):
-        raise TypeError(f"{name} must be a path (str or os.PathLike), got {type(source).__name__}")
-    return Path(source)
-
-
 def read_bytes(source: Any, name: str = "path") -> bytes:
     """Read a whole file, turning a missing or unreadable file into :class:`MapLoadError`."""
-    path = _as_path(name, source)
+    path = as_path(name, source)
     try:
         return path.read_bytes()
     except OSError as exc:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tilecast._validate import as_path
 from tilecast.io._common import MapLoadError
 
 if TYPE_CHECKING:
@@ -52,9 +52,7 @@ def load_map(path: Any, **options: Any) -> Grid | TileMap:
     """
     import importlib
 
-    if not isinstance(path, str | os.PathLike):
-        raise TypeError(f"path must be a path (str or os.PathLike), got {type(path).__name__}")
-    suffix = Path(path).suffix.lower()
+    suffix = as_path("path", path).suffix.lower()
     if suffix not in SUFFIXES:
         known = ", ".join(sorted(SUFFIXES))
         raise MapLoadError(f"{os.fspath(path)}: unknown map format {suffix!r} (known: {known})")

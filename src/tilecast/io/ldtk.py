@@ -11,7 +11,6 @@ and layer offsets are not applied).
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from tilecast._validate import as_choice
+from tilecast._validate import as_choice, as_path
 from tilecast.grid import Grid
 from tilecast.io._common import MapLoadError, excerpt
 from tilecast.io.limits import Limits, as_limits, inside_root, is_file, parse_json, read_limited
@@ -297,8 +296,7 @@ def load_ldtk(
            [0, 0, 0]])
     """
     as_choice("outside", outside, ("empty", "solid"))
-    if not isinstance(path, str | os.PathLike):
-        raise TypeError(f"path must be a path (str or os.PathLike), got {type(path).__name__}")
+    path = as_path("path", path)
     if isinstance(level, bool) or not isinstance(level, int | str):
         raise TypeError(f"level must be an index or a level name, got {type(level).__name__}")
     solid_values, solid_tiles = _ids("solid_values", solid_values), _ids("solid_tiles", solid_tiles)
@@ -307,7 +305,6 @@ def load_ldtk(
     if solid_tiles is not None and solid_tag is not None:
         raise ValueError("pass solid_tiles or solid_tag, not both")
     limits = as_limits(limits)
-    path = Path(path)
     project = _json(path, limits, root)
     if not isinstance(project, dict):
         raise MapLoadError(f"{path}: not an LDtk project")

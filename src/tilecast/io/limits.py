@@ -20,6 +20,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from tilecast._validate import as_path
 from tilecast.io._common import MapLoadError, excerpt, read_bytes
 
 __all__ = [
@@ -144,9 +145,7 @@ def inside_root(where: str, path: Path, root: Any, what: str) -> Path:
         raise MapLoadError(f"{where}: {what}: not a usable file name")
     if root is None:
         return path
-    if not isinstance(root, str | os.PathLike):
-        raise TypeError(f"root must be a path (str or os.PathLike), got {type(root).__name__}")
-    real_root = os.path.realpath(root)
+    real_root = os.path.realpath(as_path("root", root))
     real = os.path.realpath(path)
     if os.path.commonpath([real_root, real]) != real_root:
         raise MapLoadError(

@@ -19,11 +19,11 @@ default too. Row 0 is the first map line (y down), one unit per cell.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from tilecast._validate import as_path
 from tilecast.grid import Grid
 from tilecast.io._common import MapLoadError, excerpt
 from tilecast.io.limits import Limits, as_limits, read_limited
@@ -98,11 +98,10 @@ def load_movingai(
     """
     if not isinstance(passable, str) or not passable or "\n" in passable:
         raise TypeError("passable must be a string of terrain characters, e.g. '.GS'")
-    if not isinstance(path, str | os.PathLike):
-        raise TypeError(f"path must be a path (str or os.PathLike), got {type(path).__name__}")
+    file = as_path("path", path)
     limits = as_limits(limits)
-    name = os.fspath(path)
-    data = read_limited(Path(path), limits, root)
+    name = os.fspath(path)  # as the caller wrote it (a Path would normalise it)
+    data = read_limited(file, limits, root)
     try:
         lines = data.decode("ascii").splitlines()
     except UnicodeDecodeError as exc:

@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from tilecast._validate import as_choice, as_finite_float
+from tilecast._validate import as_choice, as_finite_float, as_path
 from tilecast.grid import Grid
 from tilecast.io._common import MapLoadError, excerpt
 from tilecast.io.image import PixelRows, read_pixels
@@ -242,9 +242,7 @@ def load_ros_map(
     unknown = as_choice("unknown", unknown, UNKNOWN_POLICIES)
     as_choice("outside", outside, ("empty", "solid"))
     yaml = _yaml()
-    if not isinstance(path, str | Path) and not hasattr(path, "__fspath__"):
-        raise TypeError(f"path must be a path (str or os.PathLike), got {type(path).__name__}")
-    path = Path(path)
+    path = as_path("path", path)
     limits = as_limits(limits)
     data = read_limited(path, limits, root)
     check_depth(str(path), data, limits)

@@ -21,16 +21,14 @@ file can be used unchanged. Layer offsets and parallax are ignored.
 from __future__ import annotations
 
 import logging
-import os
 import re
 from collections.abc import Collection, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from tilecast._validate import as_choice
+from tilecast._validate import as_choice, as_path
 from tilecast.grid import Grid
 from tilecast.io._common import MapLoadError, excerpt
 from tilecast.io._shapes import Shape, outline, rasterise
@@ -434,10 +432,8 @@ def load_tiled(
         or (isinstance(layer, list | tuple) and layer and all(isinstance(n, str) for n in layer))
     ):
         raise TypeError("layer must be a layer name or a list of names")
-    if not isinstance(path, str | os.PathLike):
-        raise TypeError(f"path must be a path (str or os.PathLike), got {type(path).__name__}")
+    path = as_path("path", path)
     limits = as_limits(limits)
-    path = Path(path)
     tmap = read_map(path, root, limits)
     solidity: str | Collection[int] = _auto_solidity(tmap, names) if solid == "auto" else solid
     if layer is None:
