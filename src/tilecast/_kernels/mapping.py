@@ -39,9 +39,9 @@ from tilecast._kernels.beams import sincos
 from tilecast._kernels.walk import (
     NO_LIMIT,
     Line,
-    _gone,
     enter_map,
     first_cell,
+    left_for_good,
     line_limit,
     order,
     start_ray,
@@ -142,7 +142,7 @@ def walk_beam(x0, y0, dx, dy, limit, frame, size, cells, first, stop):
     y_scale = sy * adu
     while True:
         on_map = 0 <= i < cols and 0 <= j < rows
-        if not on_map and _gone(i, j, cols, rows, sx, sy):
+        if not on_map and left_for_good(i, j, cols, rows, sx, sy):
             return count, np.int64(-1), CARVED  # off the map for good
         if sx == 0:
             event = 1

@@ -251,7 +251,7 @@ def enter_map(line, i, j):
     cols, rows, sx, sy = line.cols, line.rows, line.sx, line.sy
     nx = i + 1 if sx > 0 else i
     ny = j + 1 if sy > 0 else j
-    if _gone(i, j, cols, rows, sx, sy):
+    if left_for_good(i, j, cols, rows, sx, sy):
         return 1, i, j, nx, ny
     has_x = i < 0 or i >= cols
     has_y = j < 0 or j >= rows
@@ -323,7 +323,7 @@ def _step_in_tile(p, big, s, size):
 
 
 @internal
-def _gone(i, j, cols, rows, sx, sy):
+def left_for_good(i, j, cols, rows, sx, sy):
     """Off the map and moving away from it on some axis: never comes back."""
     return (
         (i < 0 and sx <= 0)
@@ -730,7 +730,7 @@ def walk_first(m, ray):
                 return _corner_hit(m, line, t, nx, ny, i, j)
             nx += sx
             ny += sy
-        if value == OFF_EMPTY and _gone(i, j, line.cols, line.rows, sx, sy):
+        if value == OFF_EMPTY and left_for_good(i, j, line.cols, line.rows, sx, sy):
             return _miss(DONE)
 
 
@@ -819,7 +819,7 @@ def walk_all(m, ray, state, out_f, out_i):
                     return _chunk(DONE, count, i, j, nx, ny, 0.0)
             nx += sx
             ny += sy
-        if value == OFF_EMPTY and _gone(i, j, line.cols, line.rows, sx, sy):
+        if value == OFF_EMPTY and left_for_good(i, j, line.cols, line.rows, sx, sy):
             return _chunk(DONE, count, i, j, nx, ny, 0.0)
 
 
@@ -890,7 +890,7 @@ def walk_sight(m, ray):
                 return np.int64(FOUND)
             nx += sx
             ny += sy
-        if value == OFF_EMPTY and _gone(i, j, line.cols, line.rows, sx, sy):
+        if value == OFF_EMPTY and left_for_good(i, j, line.cols, line.rows, sx, sy):
             return np.int64(DONE)
 
 
