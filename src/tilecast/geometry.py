@@ -579,23 +579,22 @@ def point_in_polygon(points: Any, polygon: Any) -> bool | NDArray[np.bool_]:
     out = np.zeros(len(pts), dtype=np.bool_)
     undecided = np.zeros(len(pts), dtype=np.bool_)
     kernel = kernels("geometry").points_in_polygon
-    run_tasks(lambda lo, hi: kernel(lo, hi, pts, poly, *index, out, undecided), len(pts))
+    run_tasks(lambda lo, hi: kernel(lo, hi, pts, poly, index, out, undecided), len(pts))
     for k in np.flatnonzero(undecided):  # beyond float64's reach: exact rationals
         out[k] = _point_in_polygon_fraction((float(pts[k, 0]), float(pts[k, 1])), poly)
     return bool(out[0]) if single else out
 
 
-def _slab_index(poly: _FloatArray) -> tuple[Any, ...]:
+def _slab_index(poly: _FloatArray) -> Any:
     ys = np.unique(poly[:, 1])
     if len(ys) > _MAX_SLABS + 1:  # keep the index linear in size for huge polygons
         ys = np.unique(ys[np.linspace(0, len(ys) - 1, _MAX_SLABS + 1).astype(np.int64)])
     if len(ys) == 1:
         ys = np.array([ys[0], ys[0]])
     n_cols = int(min(64, max(1, math.sqrt(len(poly)))))
-    # the compiled index (slab boundaries, column ranges, entries, parities), passed
-    # back unchanged to points_in_polygon
-    index: tuple[Any, ...] = kernels("geometry").build_slab_index(poly, ys, n_cols)
-    return index
+    # the compiled index, one SlabIndex record (slab boundaries, column range,
+    # entries, parities), passed back unchanged to points_in_polygon
+    return kernels("geometry").build_slab_index(poly, ys, n_cols)
 
 
 _MAX_SLABS = 2048

@@ -53,6 +53,7 @@ _NO_WALLS = np.empty((0, 4))  # a query that adds no walls (no bounds or circles
 
 _kernel_addresses: tuple[int, int, int] | None = None
 _family_ready = False  # the scene's kernels compiled or loaded in this process
+_entries: dict[str, Any] = {}
 
 
 def _addresses() -> tuple[int, int, int]:
@@ -61,6 +62,19 @@ def _addresses() -> tuple[int, int, int]:
     if _kernel_addresses is None:
         _kernel_addresses = (*kernels("visibility").addresses(), kernels("expansion").address())
     return _kernel_addresses
+
+
+def _entry(name: str) -> Any:
+    """Return the scene kernel ``name``'s entry point: no type dispatch per call.
+
+    Its arguments must be of the kernel's declared types (``*_TYPES`` in
+    :mod:`tilecast._kernels.scene`): the scene builds them so (records as
+    tuples of their fields in order, C-contiguous float64 and int64 arrays).
+    """
+    entry = _entries.get(name)
+    if entry is None:
+        entry = _entries[name] = kernels("scene").entry_point(name)
+    return entry
 
 
 #: The most walls a scene takes (its sorts key wall pairs as exact doubles).
@@ -163,7 +177,7 @@ class VisibilityScene:
         members = self._rank[members]
         nb_start, nb = ks.build_touching(self._walls, starts, members)
         cut_start, cut = ks.build_cutters(self._walls, nb_start, nb)
-        end_start, self._far_ends = ks.build_ends(self._walls, nb_start, nb)
+        end_start, far_ends = ks.build_ends(self._walls, nb_start, nb)
         rows, src = ks.lex_pieces(segs)
         src = self._rank[src]
         self._lex = (rows, src)
@@ -180,10 +194,14 @@ class VisibilityScene:
             )
         self._mesh: np.ndarray
         self._mesh, tri_start = triangulated or (np.empty((0, 12)), np.empty(0, dtype=np.int64))
-        self._index = ks.pack_index(
+        index = ks.pack_index(
             self._nx, self._ny, starts, members, nb_start, nb, cut_start, cut,
             piece_start, piece_at, end_start, orig, tri_start,
         )  # fmt: skip
+        # the prepared scene as the query kernels take it
+        self._arrays = ks.SceneArrays(
+            self._walls, np.ascontiguousarray(far_ends), index, self._mesh, self._x0, self._y0, h
+        )
         # the workspace of single queries (polygon, visible), used under the lock
         self._work, self._cover, self._stack, picked = ks.new_workspace(
             len(segs), self._nx * self._ny, len(rows), len(self._mesh)
@@ -194,7 +212,7 @@ class VisibilityScene:
                 self._radius_tail = tail
             _, sweep_at, expand_at = _addresses()
             self._plain = (
-                ks.plain_polygon, (self._mesh, self._index, rows, self._x0, self._y0, h),
+                _entry("plain_polygon"), (self._arrays, rows),
                 (self._stack, picked, expand_at, sweep_at),
             )  # fmt: skip
 
@@ -219,13 +237,6 @@ class VisibilityScene:
         return readonly_view(self._segs.reshape(-1, 2, 2))
 
     # ---------------------------------------------------------------- queries
-    def _grid_args(self) -> tuple[Any, ...]:
-        return self._walls, self._far_ends, self._index, self._x0, self._y0, self._h
-
-    def _query_grid(self) -> tuple[Any, ...]:
-        """:meth:`_grid_args` with the triangulation: the query kernels' first arguments."""
-        return self._walls, self._far_ends, self._index, self._mesh, self._x0, self._y0, self._h
-
     def _inside(self, p: tuple[float, float]) -> bool:
         """Say whether p lies in the prepared grid (else visibility_polygon answers)."""
         if self._fallback:
@@ -286,14 +297,19 @@ class VisibilityScene:
         cone: tuple[float, float, float] | None,
         box: tuple[float, float, float, float] | None,
     ) -> tuple[tuple[Any, ...], tuple[Any, ...], bool]:
+        """Return a query's options: its record's fields after ``extras`` (a ``SceneQuery``).
+
+        As ``(head, tail, ok)``: ``head`` the radius, ``tail`` the rest;
+        ``ok``: the scene's kernels can answer (see :meth:`_lex_rows`).
+        """
         lex_rows, lex_src, ok = self._lex_rows(radius, box)
-        head = (radius or 0.0,)
+        head = (float(radius or 0.0),)
         tail = (
             np.array(box if box is not None else (), dtype=np.float64),
             lex_rows,
             lex_src,
             cone is not None,
-            np.array(cone_trig(cone) if cone is not None else (0.0,) * 4),
+            np.array(cone_trig(cone) if cone is not None else (0.0,) * 4, dtype=np.float64),
         )
         return head, tail, ok
 
@@ -367,8 +383,9 @@ class VisibilityScene:
         """
         with self._lock:  # the workspace is shared by this scene's single queries
             self._stamp += 1
-            poly, status = kernels("scene").polygon(
-                *self._query_grid(), extras, p[0], p[1], *head, *tail,
+            # the query's record as a tuple of its fields (a SceneQuery)
+            poly, status = _entry("polygon")(
+                self._arrays, (extras, *head, *tail), p[0], p[1],
                 self._work, self._cover, self._stack, self._stamp, *_addresses(),
             )  # fmt: skip
         if status == 1:
@@ -442,9 +459,7 @@ class VisibilityScene:
         assert extras is not None
 
         def task(lo: int, hi: int) -> None:
-            vertices, offsets, status = kernels("scene").polygons(
-                *self._query_grid(), extras, chosen[lo:hi], *head, *tail, *_addresses()
-            )
+            vertices, offsets, status = polygons(self._arrays, query, chosen[lo:hi], *_addresses())
             for k in range(hi - lo):
                 q = int(index[lo + k])
                 if status[k] == 1:
@@ -455,6 +470,8 @@ class VisibilityScene:
 
         statuses = np.zeros(len(index), dtype=np.int64)
         if len(index):
+            query = kernels("scene").SceneQuery(extras, *head, *tail)
+            polygons = _entry("polygons")
             run_tasks(task, len(index))
         bad = dict(zip(index.tolist(), statuses.tolist(), strict=True))
         for q in range(n):
@@ -501,8 +518,8 @@ class VisibilityScene:
         if self._inside(p):
             with self._lock:
                 self._stamp += 1
-                chosen = ks.flood_walls(
-                    *self._grid_args(), p[0], p[1], self._work, self._cover, self._stamp
+                chosen = _entry("flood_walls")(
+                    self._arrays, p[0], p[1], self._work, self._cover, self._stamp
                 )
         else:
             chosen = np.arange(len(self._segs))

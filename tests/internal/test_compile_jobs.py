@@ -181,3 +181,30 @@ def test_the_scene_family_is_typed_as_a_scene_calls_it():
     for dispatcher, types, _ in family_units():
         # the real calls found the stand-ins' overload: no second one compiled
         assert list(dispatcher.overloads) == [tuple(types)], dispatcher.py_func.__name__
+
+
+def test_the_scene_passes_the_types_its_kernels_entry_points_declare():
+    """The scene calls its query kernels' entry points, which check no types: its records,
+    options and workspace must be of the declared types (``*_TYPES``)."""
+    import numba
+    import numpy as np
+
+    from tilecast import VisibilityScene
+    from tilecast._kernels import scene as ks
+    from tilecast.visibility import extra_walls
+
+    walls = np.array([[0.0, 0.0, 4.0, 0.0], [4.0, 0.0, 4.0, 3.0], [0.0, 3.0, 4.0, 3.0],
+                      [0.0, 0.0, 0.0, 3.0], [1.0, 1.0, 2.0, 2.0]]).reshape(-1, 2, 2)  # fmt: skip
+    scene = VisibilityScene(walls)
+    p = (0.5, 2.5)
+    assert numba.typeof(scene._arrays) == ks.SCENE_TYPE
+    workspace = (scene._work, scene._cover, scene._stack)
+    assert tuple(numba.typeof(a) for a in workspace) == ks.POLYGON_TYPES[4:7]
+    _, (arrays, rows), (stack, picked, *_) = scene._plain
+    assert tuple(numba.typeof(a) for a in (arrays, rows, *p, stack, picked)) == ks.PLAIN_TYPES[:6]
+    for radius, cone, bounds in [(None, None, None), (2, None, None), (None, ((1, 0), 0.5), None),
+                                 (None, None, (-1, -1, 5, 4))]:  # fmt: skip
+        r, cone_spec, box = scene._options(radius, cone, bounds, "observer", p)
+        head, tail, _ = scene._query_args(r, cone_spec, box)
+        query = ks.SceneQuery(extra_walls(p, box, None), *head, *tail)
+        assert numba.typeof(query) == ks.QUERY_TYPE, (radius, cone, bounds)

@@ -1,10 +1,11 @@
 """The walk's kernel interfaces are named (DESIGN 19).
 
 A map is passed as one record, a ray as another, and a walk answers with a
-named record; no compiled function of the walk family (``walk.py``,
-``lanes.py``) takes more than 12 parameters or runs over 200 lines; one
-kernel per walk mode. Read from the source (no compile), except the last
-test, which compiles the first-hit walk.
+named record; no compiled function of any kernel module (every module of
+``tilecast/_kernels``: a function decorated with ``njit``, ``numba.njit`` or
+``internal``, called or not) takes more than 12 parameters or runs over 200
+lines; one kernel per walk mode. Read from the source (no compile), except
+the last test, which compiles the first-hit walk.
 """
 
 import ast
@@ -18,28 +19,64 @@ KERNELS = Path(tilecast.__file__).resolve().parent / "_kernels"
 DECORATORS = {"njit", "internal"}
 
 
+MODULES = sorted(path.name for path in KERNELS.glob("*.py"))
+
+
+def _decorator_name(decorator):
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    if isinstance(target, ast.Name):
+        return target.id
+    if isinstance(target, ast.Attribute):  # numba.njit
+        return target.attr
+    return None
+
+
 def _compiled_functions(path):
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    for node in tree.body:
+    for node in ast.walk(tree):  # nested kernels too
         if not isinstance(node, ast.FunctionDef):
             continue
-        for decorator in node.decorator_list:
-            target = decorator.func if isinstance(decorator, ast.Call) else decorator
-            if isinstance(target, ast.Name) and target.id in DECORATORS:
-                yield node
-                break
+        if any(_decorator_name(d) in DECORATORS for d in node.decorator_list):
+            yield node
 
 
-@pytest.mark.parametrize("module", ["walk.py", "lanes.py"])
+def _parameters(function):
+    args = function.args
+    return (
+        len(args.posonlyargs + args.args + args.kwonlyargs) + bool(args.vararg) + bool(args.kwarg)
+    )
+
+
+def test_every_kernel_module_is_checked():
+    assert {"walk.py", "lanes.py", "scene.py", "fov.py", "geometry.py"} <= set(MODULES)
+    # each module with compiled functions is found to have some
+    with_kernels = [m for m in MODULES if "njit" in (KERNELS / m).read_text(encoding="utf-8")]
+    assert all(list(_compiled_functions(KERNELS / m)) for m in with_kernels if m != "__init__.py")
+
+
+@pytest.mark.parametrize("module", MODULES)
 def test_compiled_functions_are_small(module):
     found = list(_compiled_functions(KERNELS / module))
-    assert found  # the check has something to look at
     too_big = [
-        (f.name, len(f.args.args), f.end_lineno - f.lineno + 1)
+        (f.name, _parameters(f), f.end_lineno - f.lineno + 1)
         for f in found
-        if len(f.args.args) > 12 or f.end_lineno - f.lineno + 1 > 200
+        if _parameters(f) > 12 or f.end_lineno - f.lineno + 1 > 200
     ]
     assert not too_big, f"over 12 parameters or 200 lines: {too_big}"
+
+
+def test_the_size_check_finds_what_breaks_it(tmp_path):
+    """The check is honest: a big function under each decorator is found."""
+    params = ", ".join(f"a{k}" for k in range(13))
+    source = "\n".join(
+        f"@{decorator}\ndef f{k}({params}):\n    pass\n"
+        for k, decorator in enumerate(["njit", "njit(cache=True)", "numba.njit", "internal"])
+    )
+    path = tmp_path / "kernel.py"
+    path.write_text(source + "\n@internal\ndef long():\n" + "    x = 1\n" * 200)
+    found = {f.name: (_parameters(f), f.end_lineno - f.lineno + 1) for f in
+             _compiled_functions(path)}  # fmt: skip
+    assert found == {"f0": (13, 2), "f1": (13, 2), "f2": (13, 2), "f3": (13, 2), "long": (0, 201)}
 
 
 def test_one_kernel_per_mode_taking_records():

@@ -27,6 +27,8 @@ triangle across that edge (-1 on the box), ``cons[t, k]`` the piece it is
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit, types
 
@@ -60,11 +62,24 @@ def _relink(nbr, t, old, new):
         nbr[t, _slot(nbr, t, old)] = new
 
 
+class Slots(NamedTuple):
+    """One value per slot of a triangle: its corners, neighbours or walls (:func:`_set`).
+
+    Built in the kernels, it types its values as int64 (no literal copies
+    of :func:`_set` for constant arguments).
+    """
+
+    k0: int
+    k1: int
+    k2: int
+
+
 @internal
-def _set(tri, nbr, cons, t, a, b, c, na, nb, nc, ca, cb, cc):
-    tri[t, 0], tri[t, 1], tri[t, 2] = a, b, c
-    nbr[t, 0], nbr[t, 1], nbr[t, 2] = na, nb, nc
-    cons[t, 0], cons[t, 1], cons[t, 2] = ca, cb, cc
+def _set(tri, nbr, cons, t, corners, across, walls):
+    """Triangle t is ``corners``, the triangles ``across`` its slots' edges and their ``walls``."""
+    tri[t, 0], tri[t, 1], tri[t, 2] = corners.k0, corners.k1, corners.k2
+    nbr[t, 0], nbr[t, 1], nbr[t, 2] = across.k0, across.k1, across.k2
+    cons[t, 0], cons[t, 1], cons[t, 2] = walls.k0, walls.k1, walls.k2
 
 
 @internal
@@ -81,8 +96,8 @@ def _flip(tri, nbr, cons, vtri, t, k):
     c_a, c_b = cons[t, (k + 1) % 3], cons[t, (k + 2) % 3]
     u_a, u_b = nbr[u, (j + 1) % 3], nbr[u, (j + 2) % 3]  # across p1-w, w-p2
     d_a, d_b = cons[u, (j + 1) % 3], cons[u, (j + 2) % 3]
-    _set(tri, nbr, cons, t, p0, p1, w, u_a, u, t_b, d_a, -1, c_b)
-    _set(tri, nbr, cons, u, p0, w, p2, u_b, t_a, t, d_b, c_a, -1)
+    _set(tri, nbr, cons, t, Slots(p0, p1, w), Slots(u_a, u, t_b), Slots(d_a, -1, c_b))
+    _set(tri, nbr, cons, u, Slots(p0, w, p2), Slots(u_b, t_a, t), Slots(d_b, c_a, -1))
     _relink(nbr, u_a, u, t)
     _relink(nbr, t_a, t, u)
     vtri[p0] = t
@@ -190,9 +205,9 @@ def _insert(xy, tri, nbr, cons, vtri, count, t, v, stack):
         a, b, c = tri[t, 0], tri[t, 1], tri[t, 2]
         na, nb, nc = nbr[t, 0], nbr[t, 1], nbr[t, 2]
         t1, t2 = count, count + 1
-        _set(tri, nbr, cons, t, a, b, v, t1, t2, nc, -1, -1, -1)
-        _set(tri, nbr, cons, t1, b, c, v, t2, t, na, -1, -1, -1)
-        _set(tri, nbr, cons, t2, c, a, v, t, t1, nb, -1, -1, -1)
+        _set(tri, nbr, cons, t, Slots(a, b, v), Slots(t1, t2, nc), Slots(-1, -1, -1))
+        _set(tri, nbr, cons, t1, Slots(b, c, v), Slots(t2, t, na), Slots(-1, -1, -1))
+        _set(tri, nbr, cons, t2, Slots(c, a, v), Slots(t, t1, nb), Slots(-1, -1, -1))
         _relink(nbr, na, t, t1)
         _relink(nbr, nb, t, t2)
         vtri[a] = t
@@ -213,10 +228,10 @@ def _insert(xy, tri, nbr, cons, vtri, count, t, v, stack):
     t_a, t_b = nbr[t, (k + 1) % 3], nbr[t, (k + 2) % 3]  # across p2-p0, p0-p1
     u_a, u_b = nbr[u, (j + 1) % 3], nbr[u, (j + 2) % 3]  # across p1-w, w-p2
     t2, u2 = count, count + 1
-    _set(tri, nbr, cons, t, p0, p1, v, u2, t2, t_b, -1, -1, -1)
-    _set(tri, nbr, cons, t2, p0, v, p2, u, t_a, t, -1, -1, -1)
-    _set(tri, nbr, cons, u, w, p2, v, t2, u2, u_b, -1, -1, -1)
-    _set(tri, nbr, cons, u2, w, v, p1, t, u_a, u, -1, -1, -1)
+    _set(tri, nbr, cons, t, Slots(p0, p1, v), Slots(u2, t2, t_b), Slots(-1, -1, -1))
+    _set(tri, nbr, cons, t2, Slots(p0, v, p2), Slots(u, t_a, t), Slots(-1, -1, -1))
+    _set(tri, nbr, cons, u, Slots(w, p2, v), Slots(t2, u2, u_b), Slots(-1, -1, -1))
+    _set(tri, nbr, cons, u2, Slots(w, v, p1), Slots(t, u_a, u), Slots(-1, -1, -1))
     _relink(nbr, t_a, t, t2)
     _relink(nbr, u_a, u, u2)
     vtri[p0] = t
@@ -387,8 +402,9 @@ def triangulate(xy, order, walls, pieces):
     nbr = np.empty((size, 3), dtype=np.int64)
     cons = np.empty((size, 3), dtype=np.int64)
     vtri = np.zeros(nv, dtype=np.int64)
-    _set(tri, nbr, cons, 0, 0, 1, 2, -1, 1, -1, -1, -1, -1)  # box corners 0..3 ccw
-    _set(tri, nbr, cons, 1, 0, 2, 3, -1, -1, 0, -1, -1, -1)
+    # box corners 0..3 ccw (t typed: a literal would compile another _set)
+    _set(tri, nbr, cons, np.int64(0), Slots(0, 1, 2), Slots(-1, 1, -1), Slots(-1, -1, -1))
+    _set(tri, nbr, cons, np.int64(1), Slots(0, 2, 3), Slots(-1, -1, 0), Slots(-1, -1, -1))
     vtri[1] = 0
     vtri[2] = 0
     vtri[3] = 1

@@ -42,6 +42,8 @@ fewer than ``2**31 - 1`` origins when counting).
 
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -52,6 +54,21 @@ METRIC_NONE = 0
 METRIC_EUCLIDEAN = 1  # dx*dx + dy*dy <= bound
 METRIC_CHEBYSHEV = 2  # max(|dx|, |dy|) <= bound
 METRIC_MANHATTAN = 3  # |dx| + |dy| <= bound
+
+
+class Marks(NamedTuple):
+    """Where one origin's view marks the cells it sees (see ``_mark``).
+
+    A bool mask ``out`` (flat) when ``counts`` is empty; else one more in
+    ``counts`` (flat int32) per cell seen, with ``stamp`` (int32, the map's
+    size) taking the origin's ``tag`` so that a cell two quadrants reach is
+    counted once.
+    """
+
+    out: Any
+    counts: Any
+    stamp: Any
+    tag: int
 
 
 @njit(cache=True, inline="always")
@@ -88,19 +105,22 @@ _NO_TAG = np.int64(0)
 
 
 @internal
-def _count(solid, counts, stamp, tag, index, light_walls):
-    # Count flat cell `index` once for origin `tag` (a diagonal cell, which two
-    # quadrants reach).
-    if stamp[index] != tag and (light_walls or not solid[index]):
-        stamp[index] = tag
-        counts[index] += 1
+def _count(solid, marks, index, light_walls):
+    # Count flat cell `index` once for origin `marks.tag` (a diagonal cell,
+    # which two quadrants reach).
+    stamp = marks.stamp
+    if stamp[index] != marks.tag and (light_walls or not solid[index]):
+        stamp[index] = marks.tag
+        marks.counts[index] += 1
 
 
 @internal
-def _mark(solid, out, counts, stamp, tag, row_base, step, first, last, depth, light_walls):
+def _mark(solid, marks, row_base, step, first, last, depth, light_walls):
     # Mark the cells of columns first..last at this depth (flat row_base + col * step)
-    # as seen by origin `tag`: in the bool mask `out`, or (when `counts` is not
-    # empty) in `counts`. Without light_walls, solid cells are left unmarked.
+    # as seen by origin `marks.tag`: in the bool mask `marks.out`, or (when
+    # `marks.counts` is not empty) in the counts. Without light_walls, solid
+    # cells are left unmarked.
+    out, counts = marks.out, marks.counts
     if counts.shape[0] == 0:
         if light_walls:
             for index in range(row_base + first * step, row_base + last * step + 1, step):
@@ -113,10 +133,10 @@ def _mark(solid, out, counts, stamp, tag, row_base, step, first, last, depth, li
     # Quadrants overlap only on the diagonals (|col| == depth): only those
     # cells need the stamp to be counted once.
     if first == -depth:
-        _count(solid, counts, stamp, tag, row_base + first * step, light_walls)
+        _count(solid, marks, row_base + first * step, light_walls)
         first += 1
     if last == depth and last >= first:
-        _count(solid, counts, stamp, tag, row_base + last * step, light_walls)
+        _count(solid, marks, row_base + last * step, light_walls)
         last -= 1
     for index in range(row_base + first * step, row_base + last * step + 1, step):
         if light_walls or not solid[index]:
@@ -124,10 +144,8 @@ def _mark(solid, out, counts, stamp, tag, row_base, step, first, last, depth, li
 
 
 @internal
-def _scan_quadrant(
-    solid, out, counts, stamp, tag, rows, cols, ox, oy, quadrant, metric, bound, light_walls
-):
-    # solid and out are the flat (C-order) map arrays, cell (x, y) at y*cols + x.
+def _scan_quadrant(solid, marks, rows, cols, ox, oy, quadrant, metric, bound, light_walls):
+    # solid and the marks are flat (C-order) map arrays, cell (x, y) at y*cols + x.
     # Quadrant frame: depth d >= 1 away from the origin, column c sideways.
     # north: (x, y) = (ox + c, oy - d); south: (ox + c, oy + d);
     # east: (ox + d, oy + c); west: (ox - d, oy + c).
@@ -195,19 +213,7 @@ def _scan_quadrant(
             if not solid[row_base + last * step] and last * end_den > depth * end_num:
                 seen_last = last - 1
             if seen_first <= seen_last:
-                _mark(
-                    solid,
-                    out,
-                    counts,
-                    stamp,
-                    tag,
-                    row_base,
-                    step,
-                    seen_first,
-                    seen_last,
-                    depth,
-                    light_walls,
-                )
+                _mark(solid, marks, row_base, step, seen_first, seen_last, depth, light_walls)
             # Split the sector at each run of walls: the part before a run
             # goes on to the next depth, the part after starts at its end.
             col = first
@@ -243,25 +249,23 @@ def _scan_quadrant(
 
 
 @internal
-def _view(solid, out, counts, stamp, tag, rows, cols, ox, oy, metric, bound, light_walls):
+def _view(solid, marks, rows, cols, ox, oy, metric, bound, light_walls):
     # The origin is always seen, solid or not, and marked first.
     origin = oy * cols + ox
-    if counts.shape[0] == 0:
-        out[origin] = True
+    if marks.counts.shape[0] == 0:
+        marks.out[origin] = True
     else:
-        stamp[origin] = tag
-        counts[origin] += 1
+        marks.stamp[origin] = marks.tag
+        marks.counts[origin] += 1
     for quadrant in range(4):
-        _scan_quadrant(
-            solid, out, counts, stamp, tag, rows, cols, ox, oy, quadrant, metric, bound, light_walls
-        )
+        _scan_quadrant(solid, marks, rows, cols, ox, oy, quadrant, metric, bound, light_walls)
 
 
 @njit(cache=True)
 def fov_into(solid, out, rows, cols, ox, oy, metric, bound, light_walls):
     """Mark in flat ``out`` the cells visible from cell ``(ox, oy)`` of flat ``solid``."""
     none = np.empty(0, dtype=np.int32)
-    _view(solid, out, none, none, _NO_TAG, rows, cols, ox, oy, metric, bound, light_walls)
+    _view(solid, Marks(out, none, none, _NO_TAG), rows, cols, ox, oy, metric, bound, light_walls)
 
 
 @njit(cache=True, nogil=True)
@@ -282,10 +286,7 @@ def views_into(
     for k in range(first, origins.shape[0], stride):
         _view(
             solid,
-            masks[0 if union or counts.shape[0] != 0 else k],
-            counts,
-            stamp,
-            k + 1,
+            Marks(masks[0 if union or counts.shape[0] != 0 else k], counts, stamp, k + 1),
             rows,
             cols,
             origins[k, 0],

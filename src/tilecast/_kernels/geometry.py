@@ -16,6 +16,7 @@ rational arithmetic or refuses the input.
 from __future__ import annotations
 
 import math
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -192,6 +193,26 @@ def csr_slots(counts):
 
 
 # ------------------------------------------------------------ point in polygon
+class SlabIndex(NamedTuple):
+    """A polygon's edges bucketed for point queries (:func:`build_slab_index`).
+
+    Slab ``s`` is the rows between ``boundaries[s]`` and ``boundaries[s + 1]``
+    (sorted vertex y values); its columns split ``[x0, x1]``, ``inv_x``
+    columns per unit x. Cell ``(s, c)`` lists the edges a point there tests
+    in ``entries[starts[s * n_cols + c]:starts[s * n_cols + c + 1]]``, and
+    ``parity[s, c]`` (S, n_cols) counts the edges that cross every such
+    point's ray.
+    """
+
+    boundaries: Any
+    x0: float
+    x1: float
+    inv_x: float
+    starts: Any
+    entries: Any
+    parity: Any
+
+
 @internal
 def count_at_most(ascending, value):
     """How many of the ``ascending`` values are ``<= value`` (a binary search).
@@ -213,7 +234,7 @@ def count_at_most(ascending, value):
 
 @njit(cache=True)
 def build_slab_index(polygon, boundaries, n_cols):
-    """Bucket the polygon's edges into slabs (rows between ``boundaries``) x columns.
+    """Bucket the polygon's edges into slabs (between ``boundaries``) x columns (a SlabIndex).
 
     ``boundaries`` are sorted vertex y values (all of them, or a subset for huge
     polygons), so most edges span whole slabs. For cell (s, c),
@@ -281,7 +302,7 @@ def build_slab_index(polygon, boundaries, n_cols):
         for c in range(n_cols - 1, -1, -1):
             acc = acc != toggles[s, c + 1]
             parity[s, c] = acc
-    return boundaries, x0, x1, inv_x, starts, entries, parity
+    return SlabIndex(boundaries, x0, x1, inv_x, starts, entries, parity)
 
 
 @internal
@@ -303,14 +324,17 @@ def column_of(x, x0, inv_x, n_cols):
 
 
 @njit(cache=True, nogil=True)
-def points_in_polygon(lo, hi, points, polygon, boundaries, x0, x1, inv_x, starts, entries, parity,
-                      out, undecided):  # fmt: skip
+def points_in_polygon(lo, hi, points, polygon, index, out, undecided):
     """Even-odd test of points lo .. hi - 1: writes ``out`` (inside) and ``undecided``.
+
+    ``index``: the polygon's :class:`SlabIndex`.
 
     ``undecided[i]`` is set when a predicate said UNDECIDED (the caller
     decides those points exactly). GIL-free over a range, for
     :func:`tilecast._threads.run_tasks` (no parallel-loop compile).
     """
+    boundaries, x0, x1, inv_x = index.boundaries, index.x0, index.x1, index.inv_x
+    starts, entries, parity = index.starts, index.entries, index.parity
     n = polygon.shape[0]
     n_slabs, n_cols = parity.shape
     for i in range(lo, hi):

@@ -30,9 +30,10 @@ occlusion buffer, a bit per piece) are kept between queries
 from __future__ import annotations
 
 import math
+from typing import Any, NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from tilecast._kernels import internal
@@ -74,6 +75,131 @@ _FAR = 1.0 + 1e-6  # relative margin on a distance a wall hides beyond
 _LOW = 2.0**-SAFE_EXPONENT
 _HIGH = 2.0**402  # 4 * 2**400: the largest coordinate a prepared wall may have
 _ONE = np.int64(1)
+_NO_END = np.int64(-1)  # an extra wall's end numbers (typed: a literal -1 compiles _occlude twice)
+
+
+# ------------------------------------------------------------------- records
+class SceneArrays(NamedTuple):
+    """A prepared scene as the query kernels take it: one record, built once per scene.
+
+    ``walls`` (M, 4): the walls in the kernels' order; ``far_ends``: the far
+    ends of the walls touching each wall end (:func:`build_ends`);
+    ``index``: the scene's lists (:func:`pack_index`); ``mesh``: its
+    triangulation (:func:`tilecast._kernels.expansion.prepare`; no rows:
+    none); ``x0``, ``y0``, ``h``: its grid's corner and cell side.
+    """
+
+    walls: Any
+    far_ends: Any
+    index: Any
+    mesh: Any
+    x0: float
+    y0: float
+    h: float
+
+
+class SceneQuery(NamedTuple):
+    """A query's options as the query kernels take them (the observer apart).
+
+    ``extras`` (K, 4): the walls the query adds (circles' near arcs, the
+    bounds' edges); ``radius`` (0: none); ``box``: the bounds (x0, y0, x1,
+    y1) or empty; ``lex_rows``/``lex_src``: the sorted pieces and their walls
+    (empty: they depend on the observer; see :func:`choose_walls`); ``cone``
+    and its ``cone_trig``.
+    """
+
+    extras: Any
+    radius: float
+    box: Any
+    lex_rows: Any
+    lex_src: Any
+    cone: bool
+    cone_trig: Any
+
+
+class SceneLists(NamedTuple):
+    """The scene's integer lists, views of its ``index`` (:func:`unpack_index`).
+
+    The grid's columns and rows ``nx``, ``ny``; the cells' walls (CSR over
+    cells: ``starts``, ``members``), the walls touching each wall
+    (``nb_start``, ``nb``), the walls cutting each wall (``cut_start``,
+    ``cut``), each wall's positions among the sorted pieces (``piece_start``,
+    ``piece_at``), each wall end's touching far ends (``end_start``,
+    :func:`build_ends`), each wall's number in the walls as given (``orig``)
+    and each cell's first triangle for the expansion (``tri_start``,
+    :func:`tilecast._kernels.expansion.cell_starts`; empty without a
+    triangulation).
+    """
+
+    nx: int
+    ny: int
+    starts: Any
+    members: Any
+    nb_start: Any
+    nb: Any
+    cut_start: Any
+    cut: Any
+    piece_start: Any
+    piece_at: Any
+    end_start: Any
+    orig: Any
+    tri_start: Any
+
+
+class FloodBuffers(NamedTuple):
+    """What a query's flood writes: views of its workspace (:func:`workspace_parts`).
+
+    ``seen`` (per wall) and ``cell_seen`` (per cell) take this query's
+    ``stamp``; ``chosen`` lists the walls chosen, ``queue`` the cells to
+    visit; ``cover`` is the occlusion buffer (see :func:`_occlude`).
+    """
+
+    seen: Any
+    chosen: Any
+    cell_seen: Any
+    queue: Any
+    cover: Any
+    stamp: int
+
+
+class Facing(NamedTuple):
+    """A wall as seen from the observer p (:func:`_facing`).
+
+    Its ends ``(ax, ay)``, ``(bx, by)`` counter-clockwise around p
+    (``swapped``: b was the first), their distances ``la``, ``lb`` from p,
+    and whether it is ``clear`` of the line through p (else it hides nothing).
+    """
+
+    ax: float
+    ay: float
+    bx: float
+    by: float
+    swapped: bool
+    la: float
+    lb: float
+    clear: bool
+
+
+_WALLS = types.float64[:, ::1]
+_FLOATS = types.float64[::1]
+_INTS = types.int64[::1]
+#: Numba's types of the records the scene passes (a test checks them against a real scene's).
+SCENE_TYPE = types.NamedTuple(
+    (_WALLS, _WALLS, _INTS, _WALLS, types.float64, types.float64, types.float64), SceneArrays
+)
+QUERY_TYPE = types.NamedTuple(
+    (_WALLS, types.float64, _FLOATS, _WALLS, _INTS, types.boolean, _FLOATS), SceneQuery
+)
+_STACK = types.float64[:, :, ::1]
+#: The argument types of the kernels the scene calls through their entry points
+#: (:func:`entry_point`): :func:`polygon`, :func:`plain_polygon`,
+#: :func:`polygons` and :func:`flood_walls`.
+POLYGON_TYPES = (SCENE_TYPE, QUERY_TYPE, types.float64, types.float64, _INTS, _WALLS, _STACK,
+                 types.int64, types.int64, types.int64, types.int64)  # fmt: skip
+PLAIN_TYPES = (SCENE_TYPE, _WALLS, types.float64, types.float64, _STACK, _INTS, types.int64,
+               types.int64)  # fmt: skip
+POLYGONS_TYPES = (SCENE_TYPE, QUERY_TYPE, _WALLS, types.int64, types.int64, types.int64)
+FLOOD_TYPES = (SCENE_TYPE, types.float64, types.float64, _INTS, _WALLS, types.int64)
 
 
 # ------------------------------------------------------------------ building
@@ -225,18 +351,9 @@ def pack_index(nx: int, ny: int, *parts: np.ndarray) -> np.ndarray:
 
 @internal
 def unpack_index(index):
-    """nx, ny, starts, members, nb_start, nb, cut_start, cut, piece_start, piece_at, end_start,
-    orig, tri_start.
-
-    Cells' walls (CSR over cells), walls touching each wall, walls cutting
-    each wall, each wall's positions among the sorted pieces, each wall
-    end's touching far ends (:func:`build_ends`), each wall's number in
-    the walls as given and each cell's first triangle for the expansion
-    (:func:`tilecast._kernels.expansion.cell_starts`; empty without a
-    triangulation), as views of ``index``.
-    """
+    """The scene's lists as one :class:`SceneLists` record of views of ``index``."""
     o = index[2 : 3 + _PARTS]
-    return (
+    return SceneLists(
         index[0], index[1],
         index[o[0] : o[1]], index[o[1] : o[2]], index[o[2] : o[3]],
         index[o[3] : o[4]], index[o[4] : o[5]], index[o[5] : o[6]],
@@ -312,7 +429,7 @@ def _length(dx, dy):
 
 @internal
 def _facing(px, py, ax, ay, bx, by):
-    """The wall a-b seen from p: ``(ax, ay, bx, by, swapped, la, lb, clear)``.
+    """The wall a-b seen from p, a :class:`Facing` record.
 
     The ends counter-clockwise around p (``swapped``: b was the first), their
     distances from p, and whether the wall is far enough from in line with p
@@ -325,15 +442,15 @@ def _facing(px, py, ax, ay, bx, by):
     cross = (ax - px) * (by - py) - (ay - py) * (bx - px)
     clear = abs(cross) > 1e-9 * la * lb  # False for NaN and overflow
     if cross < 0.0:
-        return bx, by, ax, ay, True, lb, la, clear
-    return ax, ay, bx, by, False, la, lb, clear
+        return Facing(bx, by, ax, ay, True, lb, la, clear)
+    return Facing(ax, ay, bx, by, False, la, lb, clear)
 
 
 @internal
-def _occlude(cover, dirs, end_start, far_ends, end_a, end_b, px, py, ax, ay, bx, by, la, lb):
+def _occlude(cover, dirs, end_start, far_ends, end_a, end_b, px, py, wall):
     """Record that the wall a-b hides what lies beyond it.
 
-    The wall as :func:`_facing` gives it, ``clear``; ``end_a``, ``end_b``:
+    The ``wall`` as :func:`_facing` gives it, ``clear``; ``end_a``, ``end_b``:
     its ends' numbers (:func:`build_ends`), or -1 (an extra wall).
     ``cover[0]`` holds, per wedge, a distance beyond which a wall spanning
     the whole wedge hides everything; ``cover[1]``/``cover[2]`` the extent
@@ -342,6 +459,7 @@ def _occlude(cover, dirs, end_start, far_ends, end_a, end_b, px, py, ax, ay, bx,
     its end: two of those that meet make the wedge covered. An end is
     widened by a margin, unless another wall carries on from it.
     """
+    ax, ay, bx, by, la, lb = wall.ax, wall.ay, wall.bx, wall.by, wall.la, wall.lb
     lo = pseudo_angle(ax - px, ay - py)
     hi = pseudo_angle(bx - px, by - py)
     # counter-clockwise and clear, b lies left of the ray from p through a
@@ -547,24 +665,26 @@ def workspace_parts(work, m, cells):
 
 
 @internal
-def _flood(
-    segs, x0, y0, h, nx, ny, starts, members, end_start, far_ends, dirs, extras,
-    px, py, radius, box, seen, cell_seen, queue, chosen, cover, stamp,
-):  # fmt: skip
+def _flood(scene, lists, query, px, py, buffers, dirs):
     """Walls of the cells not hidden, flooding outward from the observer's.
 
-    They are marked in ``seen`` and listed in ``chosen``; returns how many.
+    They are marked in ``buffers.seen`` and listed in ``buffers.chosen``;
+    returns how many. ``dirs``: :data:`_DIRS`.
     """
+    segs, far_ends, x0, y0, h = scene.walls, scene.far_ends, scene.x0, scene.y0, scene.h
+    nx, ny, starts, members = lists.nx, lists.ny, lists.starts, lists.members
+    end_start = lists.end_start
+    extras, radius, box = query.extras, query.radius, query.box
+    seen, chosen, cell_seen, queue = buffers.seen, buffers.chosen, buffers.cell_seen, buffers.queue
+    cover, stamp = buffers.cover, buffers.stamp
     scale = max(abs(x0), abs(y0), abs(x0 + nx * h), abs(y0 + ny * h), abs(px), abs(py), radius)
     margin = 1e-9 * scale + 1e-300
     count = 0
     clear_cover(cover)
     for e in range(extras.shape[0]):
-        ax, ay, bx, by, _, la, lb, clear = _facing(
-            px, py, extras[e, 0], extras[e, 1], extras[e, 2], extras[e, 3]
-        )
-        if clear:
-            _occlude(cover, dirs, end_start, far_ends, -1, -1, px, py, ax, ay, bx, by, la, lb)
+        wall = _facing(px, py, extras[e, 0], extras[e, 1], extras[e, 2], extras[e, 3])
+        if wall.clear:
+            _occlude(cover, dirs, end_start, far_ends, _NO_END, _NO_END, px, py, wall)
     # 1. flood the cells outward from the observer's
     start = int(math.floor((py - y0) / h)) * nx + int(math.floor((px - x0) / h))  # noqa: RUF046 (numba)
     queue[0] = start
@@ -596,7 +716,8 @@ def _flood(
             if seen[i] == stamp or seen[i] == -stamp:
                 continue
             x0i, y0i, x1i, y1i = segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3]
-            ax, ay, bx, by, swapped, la, lb, clear = _facing(px, py, x0i, y0i, x1i, y1i)
+            wall = _facing(px, py, x0i, y0i, x1i, y1i)
+            ax, ay, bx, by, swapped, _, _, clear = wall
             if clear:  # its directions: from a's to b's
                 near = _nearness(px, py, min(ax, bx), min(ay, by), max(ax, bx), max(ay, by), margin)
                 lo, hi = pseudo_angle(ax - px, ay - py), pseudo_angle(bx - px, by - py)
@@ -613,8 +734,7 @@ def _flood(
             count += 1
             if clear:
                 end_a = 2 * i + swapped
-                _occlude(cover, dirs, end_start, far_ends, end_a, end_a ^ 1,
-                         px, py, ax, ay, bx, by, la, lb)  # fmt: skip
+                _occlude(cover, dirs, end_start, far_ends, end_a, end_a ^ 1, px, py, wall)
         for step in range(4):
             rr = r + (1 if step == 0 else -1 if step == 1 else 0)
             cc = c + (1 if step == 2 else -1 if step == 3 else 0)
@@ -626,27 +746,26 @@ def _flood(
 
 
 @internal
-def choose_walls(
-    segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, cut_start, cut, end_start, far_ends,
-    orig, dirs, extras,
-    px, py, radius, box, lex_rows, lex_src, seen, cell_seen, queue, chosen, cover, stamp,
-):  # fmt: skip
+def choose_walls(scene, lists, query, px, py, buffers, dirs):
     """A superset of the walls the answer depends on, in the walls' original order.
 
     The scene's wall numbers (``orig[i]``: wall i's number in the walls as given).
 
-    ``box`` is (x0, y0, x1, y1) or empty; ``lex_rows``/``lex_src`` the sorted
-    pieces of all the walls with the query's extras (empty rows: find the
-    first piece's wall here, for queries whose pieces depend on the observer).
+    The query's ``box`` is (x0, y0, x1, y1) or empty; its ``lex_rows`` and
+    ``lex_src`` the sorted pieces of all the walls with the query's extras
+    (empty rows: find the first piece's wall here, for queries whose pieces
+    depend on the observer). The flood's ``buffers`` as :func:`_flood`'s.
     """
+    segs, x0, y0, h = scene.walls, scene.x0, scene.y0, scene.h
+    nx, ny, starts, members, orig = lists.nx, lists.ny, lists.starts, lists.members, lists.orig
+    nb_start, nb, cut_start, cut = lists.nb_start, lists.nb, lists.cut_start, lists.cut
+    extras, radius, lex_rows, lex_src = query.extras, query.radius, query.lex_rows, query.lex_src
+    seen, chosen, stamp = buffers.seen, buffers.chosen, buffers.stamp
     m = segs.shape[0]
     scale = max(abs(x0), abs(y0), abs(x0 + nx * h), abs(y0 + ny * h), abs(px), abs(py), radius)
     margin = 1e-9 * scale + 1e-300
     reach = radius * (1.0 + 1e-9) + margin
-    count = visible = _flood(
-        segs, x0, y0, h, nx, ny, starts, members, end_start, far_ends, dirs, extras,
-        px, py, radius, box, seen, cell_seen, queue, chosen, cover, stamp,
-    )  # fmt: skip
+    count = visible = _flood(scene, lists, query, px, py, buffers, dirs)
     # 2. the first piece in lexicographic order: the sweep starts from it
     if lex_rows.shape[0] > 0:
         k = first_piece(lex_rows, px, py)
@@ -877,16 +996,16 @@ def in_range(rows):
 
 
 @internal
-def _expand_at_cell(mesh, tri_start, nx, x0, y0, h, px, py, stack, picked, span, lex_rows, cone,
-                    expand_at):  # fmt: skip
+def _expand_at_cell(scene, lists, px, py, stack, picked, span, lex_rows, cone, expand_at):
     """The expansion from p's grid cell's first triangle: ``(polygon, outcome)``.
 
     :func:`tilecast._kernels.expansion.expanded_polygon`'s outcomes; UNSURE
     also when the scene has no triangulation or the cell no triangle.
     """
+    mesh, tri_start, x0, y0, h = scene.mesh, lists.tri_start, scene.x0, scene.y0, scene.h
     if mesh.shape[0] == 0:
         return np.empty((0, 2)), UNSURE
-    cell = int(math.floor((py - y0) / h)) * nx + int(math.floor((px - x0) / h))  # noqa: RUF046 (numba)
+    cell = int(math.floor((py - y0) / h)) * lists.nx + int(math.floor((px - x0) / h))  # noqa: RUF046 (numba)
     if tri_start[cell] < 0:
         return np.empty((0, 2)), UNSURE
     first = first_piece(lex_rows, px, py)
@@ -900,12 +1019,13 @@ FLOOD = 3
 
 
 @njit(cache=True)
-def plain_polygon(mesh, index, lex_rows, x0, y0, h, px, py, stack, picked, expand_at, sweep_at):
+def plain_polygon(scene, lex_rows, px, py, stack, picked, expand_at, sweep_at):
     """A plain query (the scene's own walls, no options): ``(polygon, status)``.
 
     What :func:`polygon` answers for p when the triangular expansion can,
-    with a dozen arguments instead of two dozen (each costs the call some
-    40 ns in Numba's dispatcher: a game's per-frame queries notice).
+    with the fewest arguments (a game's per-frame queries notice each;
+    the scene calls it through its entry point, :data:`PLAIN_TYPES`).
+    ``lex_rows``: the scene's sorted pieces (:func:`lex_pieces`).
     Status 0, 1 and 2 as :func:`polygon`'s; :data:`FLOOD`: p lies on an
     edge of the triangulation, in no triangle's reach, or the scene has
     none: ask :func:`polygon`. ``picked``: the workspace's bits
@@ -914,8 +1034,8 @@ def plain_polygon(mesh, index, lex_rows, x0, y0, h, px, py, stack, picked, expan
     if lex_rows.shape[0] == 0:
         return np.empty((0, 2)), FLOOD
     span = np.empty(5, dtype=np.int64)
-    poly, status = _expand_at_cell(mesh, unpack_index(index)[12], index[0], x0, y0, h, px, py,
-                                   stack, picked, span, lex_rows, False, expand_at)  # fmt: skip
+    poly, status = _expand_at_cell(scene, unpack_index(scene.index), px, py, stack, picked, span,
+                                   lex_rows, False, expand_at)  # fmt: skip
     if status == TRACED:
         return poly, 0
     if status == ENDLESS:
@@ -929,17 +1049,12 @@ def plain_polygon(mesh, index, lex_rows, x0, y0, h, px, py, stack, picked, expan
 
 
 @njit(cache=True)
-def polygon(
-    segs, far_ends, index, mesh, x0, y0, h, extras, px, py, radius, box, lex_rows, lex_src, cone,
-    cone_trig, work, cover, stack, stamp, finish_at, sweep_at, expand_at,
-):  # fmt: skip
+def polygon(scene, query, px, py, work, cover, stack, stamp, finish_at, sweep_at, expand_at):
     """One observer's visibility polygon: ``(polygon, status)``.
 
     Status 0: done; 1: it sees to infinity; 2: a prepared wall is out of the
     exact range (the caller asks ``visibility_polygon`` for its error).
-    ``index``: the scene's lists (:func:`pack_index`); ``mesh``: its
-    triangulation (:func:`tilecast._kernels.expansion.prepare`; no rows:
-    none); ``x0``, ``y0``, ``h``: its grid's corner and cell side.
+    ``scene``: a :class:`SceneArrays`; ``query``: a :class:`SceneQuery`.
     ``work``, ``cover`` and ``stack`` are the query's workspace
     (:func:`new_workspace`), kept between queries; ``stamp`` must grow from
     query to query on one workspace. ``finish_at``, ``sweep_at``:
@@ -952,15 +1067,19 @@ def polygon(
     come from the triangular expansion when the scene has a triangulation
     and p lies strictly inside one of its triangles; else from the flood.
     """
-    (nx, ny, starts, members, nb_start, nb, cut_start, cut, piece_start, piece_at, end_start,
-     orig, tri_start) = unpack_index(index)  # fmt: skip
+    lists = unpack_index(scene.index)
+    segs, extras, radius, lex_rows = scene.walls, query.extras, query.radius, query.lex_rows
+    cone = query.cone
     dirs = _DIRS
-    seen, position, chosen, cell_seen, queue, picked = workspace_parts(work, segs.shape[0], nx * ny)
-    if extras.shape[0] == 0 and radius <= 0.0 and 0 < lex_rows.shape[0] == piece_at.shape[0]:
+    seen, position, chosen, cell_seen, queue, picked = workspace_parts(
+        work, segs.shape[0], lists.nx * lists.ny
+    )
+    buffers = FloodBuffers(seen, chosen, cell_seen, queue, cover, stamp)
+    if extras.shape[0] == 0 and radius <= 0.0 and 0 < lex_rows.shape[0] == lists.piece_at.shape[0]:
         # the scene's own pieces (no bounds, circles or radius): taken as they are
         span = np.empty(5, dtype=np.int64)
-        poly, status = _expand_at_cell(mesh, tri_start, nx, x0, y0, h, px, py, stack, picked,
-                                       span, lex_rows, cone, expand_at)  # fmt: skip
+        poly, status = _expand_at_cell(scene, lists, px, py, stack, picked, span, lex_rows, cone,
+                                       expand_at)  # fmt: skip
         if status == TRACED:
             return poly, 0
         if status == ENDLESS and not cone:
@@ -968,23 +1087,18 @@ def polygon(
         if status == SEEN:
             rows = picked_rows(picked, span[0], span[1], span[2], lex_rows, px, py)
         else:
-            count = _flood(
-                segs, x0, y0, h, nx, ny, starts, members, end_start, far_ends, dirs, extras,
-                px, py, radius, box, seen, cell_seen, queue, chosen, cover, stamp,
-            )  # fmt: skip
-            rows = chosen_pieces(chosen, count, lex_rows, piece_start, piece_at, px, py, picked)
+            count = _flood(scene, lists, query, px, py, buffers, dirs)
+            rows = chosen_pieces(chosen, count, lex_rows, lists.piece_start, lists.piece_at, px, py,
+                                 picked)  # fmt: skip
     else:
-        walls = choose_walls(
-            segs, x0, y0, h, nx, ny, starts, members, nb_start, nb, cut_start, cut, end_start,
-            far_ends, orig, dirs, extras,
-            px, py, radius, box, lex_rows, lex_src, seen, cell_seen, queue, chosen, cover, stamp,
-        )  # fmt: skip
-        rows = prepare_chosen(segs, walls, nb_start, nb, extras, px, py, radius, seen, stamp,
-                              position, finish_at)  # fmt: skip
+        walls = choose_walls(scene, lists, query, px, py, buffers, dirs)
+        rows = prepare_chosen(segs, walls, lists.nb_start, lists.nb, extras, px, py, radius, seen,
+                              stamp, position, finish_at)  # fmt: skip
     if not in_range(rows):
         return np.empty((0, 2)), 2
     ux = uy = wx = wy = 0.0
     if cone:  # visibility._cone_points, with the same trigonometry
+        cone_trig = query.cone_trig
         scale = max(1.0, abs(px), abs(py))
         ux, uy = px + scale * cone_trig[0], py + scale * cone_trig[1]
         wx, wy = px + scale * cone_trig[2], py + scale * cone_trig[3]
@@ -1006,21 +1120,22 @@ def new_workspace(m, cells, pieces, triangles):
 
 
 @njit(cache=True, nogil=True)
-def polygons(
-    segs, far_ends, index, mesh, x0, y0, h, extras, observers, radius, box, lex_rows, lex_src,
-    cone, cone_trig, finish_at, sweep_at, expand_at,
-):  # fmt: skip
-    """Many observers' polygons: ``(vertices (V, 2), offsets (N + 1,), status (N,))``."""
+def polygons(scene, query, observers, finish_at, sweep_at, expand_at):
+    """Many observers' polygons: ``(vertices (V, 2), offsets (N + 1,), status (N,))``.
+
+    :func:`polygon` for each row of ``observers`` (N, 2), with one workspace.
+    """
     n = observers.shape[0]
-    nx, ny = index[0], index[1]
-    work, cover, stack, _ = new_workspace(segs.shape[0], nx * ny, lex_rows.shape[0], mesh.shape[0])
+    nx, ny = scene.index[0], scene.index[1]
+    work, cover, stack, _ = new_workspace(
+        scene.walls.shape[0], nx * ny, query.lex_rows.shape[0], scene.mesh.shape[0]
+    )
     offsets = np.zeros(n + 1, dtype=np.int64)
     status = np.zeros(n, dtype=np.int64)
     vertices = np.empty((1024, 2))
     for q in range(n):
         poly, status[q] = polygon(
-            segs, far_ends, index, mesh, x0, y0, h, extras, observers[q, 0], observers[q, 1],
-            radius, box, lex_rows, lex_src, cone, cone_trig, work, cover, stack, q + 1, finish_at,
+            scene, query, observers[q, 0], observers[q, 1], work, cover, stack, q + 1, finish_at,
             sweep_at, expand_at,
         )  # fmt: skip
         at = offsets[q]
@@ -1063,15 +1178,36 @@ def _blocked(walls, chosen, px, py, qx, qy, after):
 
 
 @njit(cache=True)
-def flood_walls(segs, far_ends, index, x0, y0, h, px, py, work, cover, stamp):
+def flood_walls(scene, px, py, work, cover, stamp):
     """The walls of the cells not hidden from p, with no radius, bounds or extras."""
-    nx, ny, starts, members, _, _, _, _, _, _, end_start, _, _ = unpack_index(index)
-    seen, _, chosen, cell_seen, queue, _ = workspace_parts(work, segs.shape[0], nx * ny)
-    count = _flood(
-        segs, x0, y0, h, nx, ny, starts, members, end_start, far_ends, _DIRS, np.empty((0, 4)),
-        px, py, 0.0, np.empty(0), seen, cell_seen, queue, chosen, cover, stamp,
-    )  # fmt: skip
+    lists = unpack_index(scene.index)
+    seen, _, chosen, cell_seen, queue, _ = workspace_parts(
+        work, scene.walls.shape[0], lists.nx * lists.ny
+    )
+    no_walls = np.empty((0, 4))
+    query = SceneQuery(no_walls, 0.0, np.empty(0), no_walls, np.empty(0, dtype=np.int64), False,
+                       np.empty(0))  # fmt: skip
+    buffers = FloodBuffers(seen, chosen, cell_seen, queue, cover, stamp)
+    count = _flood(scene, lists, query, px, py, buffers, _DIRS)
     return chosen[:count].copy()
+
+
+def entry_point(name: str) -> Any:
+    """The compiled entry point of query kernel ``name`` for its ``*_TYPES`` (loaded if need be).
+
+    ``name``: ``"polygon"``, ``"plain_polygon"``, ``"polygons"`` or
+    ``"flood_walls"``. Called with arguments of exactly those types (a
+    record as any tuple of its fields in order, arrays C-contiguous), it
+    skips Numba's type dispatch, which costs about a microsecond per record
+    argument.
+    """
+    kernel, argument_types = {
+        "polygon": (polygon, POLYGON_TYPES),
+        "plain_polygon": (plain_polygon, PLAIN_TYPES),
+        "polygons": (polygons, POLYGONS_TYPES),
+        "flood_walls": (flood_walls, FLOOD_TYPES),
+    }[name]
+    return kernel.compile(argument_types)
 
 
 @njit(cache=True)
@@ -1099,22 +1235,17 @@ def family_units() -> list[tuple[object, tuple[object, ...], float]]:
 
     The query kernel, the preparation's sort of pieces and list of touching
     walls, and the preparation's end and the sweep that the queries call
-    through their addresses. Typed from stand-in arguments of the types
-    :class:`tilecast.VisibilityScene` passes (a test checks them against a
-    real scene's calls). Seconds are a 2-core machine's first compile of
-    each, alone.
+    through their addresses. The query kernels with the types the scene
+    calls their entry points with (:data:`POLYGON_TYPES`, a test checks
+    them against a real scene's calls), the others typed from stand-in
+    arguments. Seconds are a 2-core machine's first compile of each, alone.
     """
     walls = np.empty((0, 4))
     ints = np.empty(0, dtype=np.int64)
     floats = np.empty(0)
-    query = (walls, walls, ints, np.empty((0, 12)), 0.0, 0.0, 0.0, walls, 0.0, 0.0, 0.0, floats,
-             walls, ints, False, floats, ints, np.empty((5, BINS)), np.empty((2, 0, 5)), 0, 0,
-             0, 0)  # fmt: skip
-    plain = (np.empty((0, 12)), ints, walls, 0.0, 0.0, 0.0, 0.0, 0.0, np.empty((2, 0, 5)), ints,
-             0, 0)  # fmt: skip
     return [
-        (polygon, argument_types(polygon, query), 7.6),
-        (plain_polygon, argument_types(plain_polygon, plain), 1.5),
+        (polygon, POLYGON_TYPES, 7.6),
+        (plain_polygon, PLAIN_TYPES, 1.5),
         (lex_pieces, argument_types(lex_pieces, (walls,)), 5.4),
         (build_touching, argument_types(build_touching, (walls, ints, ints)), 1.7),
         (
