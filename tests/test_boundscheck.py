@@ -6,9 +6,13 @@ a subprocess with ``NUMBA_BOUNDSCHECK=1`` and an empty ``NUMBA_CACHE_DIR`` (so
 every kernel is recompiled with the checks, not loaded from the normal cache);
 any out-of-bounds access then raises ``IndexError`` and fails a test there.
 
-It takes a few minutes (every kernel compiles from scratch), so it carries the
-``boundscheck`` marker: CI's plain ``python -m pytest`` runs it, and during
-development ``python -m pytest -m "not boundscheck"`` leaves it out.
+It takes a few minutes (every kernel compiles from scratch, mostly on one
+core), so the run starts in the background as soon as the session has
+collected this test (``tests/conftest.py``), beside the rest of the suite,
+and the test, moved to the end of the session, waits for it and checks its
+outcome. It carries the ``boundscheck`` marker: CI's plain
+``python -m pytest`` runs it, and during development
+``python -m pytest -m "not boundscheck"`` leaves it out (and starts nothing).
 """
 
 import os
@@ -17,6 +21,9 @@ import sys
 from pathlib import Path
 
 import pytest
+
+#: The background run started at collection: (process, its cache folder).
+BACKGROUND = pytest.StashKey[tuple[subprocess.Popen[str], Path]]()
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
@@ -43,26 +50,40 @@ KERNEL_TESTS = (
 )
 
 
-@pytest.mark.boundscheck
-def test_kernel_tests_pass_with_numba_boundscheck(tmp_path):
+def start_run(cache_dir: Path) -> subprocess.Popen[str]:
+    """Start the kernel tests under ``NUMBA_BOUNDSCHECK=1``, compiling into ``cache_dir``."""
     missing = [name for name in KERNEL_TESTS if not (TESTS / name).is_file()]
     assert not missing, f"kernel test files not found: {missing}"
     files = [str(TESTS / name) for name in KERNEL_TESTS]
     env = dict(
         os.environ,
         NUMBA_BOUNDSCHECK="1",
-        NUMBA_CACHE_DIR=str(tmp_path / "numba-cache"),
+        NUMBA_CACHE_DIR=str(cache_dir),
         PYTHONPATH=str(SRC) + os.pathsep + os.environ.get("PYTHONPATH", ""),
     )
-    result = subprocess.run(
+    return subprocess.Popen(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *files],
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
         text=True,
         env=env,
         cwd=ROOT,
-        timeout=1800,
     )
-    tail = "\n".join((result.stdout + result.stderr).splitlines()[-60:])
-    assert result.returncode == 0, f"kernel tests failed under NUMBA_BOUNDSCHECK=1:\n{tail}"
+
+
+@pytest.mark.boundscheck
+def test_kernel_tests_pass_with_numba_boundscheck(request, tmp_path):
+    run = request.config.stash.get(BACKGROUND, None)
+    if run is None:  # not started at collection (run on its own, or from another runner)
+        run = (start_run(tmp_path / "numba-cache"), tmp_path / "numba-cache")
+    process, cache_dir = run
+    try:
+        output, _ = process.communicate(timeout=1800)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    tail = "\n".join(output.splitlines()[-60:])
+    assert process.returncode == 0, f"kernel tests failed under NUMBA_BOUNDSCHECK=1:\n{tail}"
     # The cache really was the fresh one: the kernels were compiled into it.
-    assert any((tmp_path / "numba-cache").rglob("*.nbi")), "no kernel was compiled"
+    assert any(cache_dir.rglob("*.nbi")), "no kernel was compiled"

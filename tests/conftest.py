@@ -1,0 +1,52 @@
+"""Session hooks: the bounds-checked rerun of the kernel tests starts in the background.
+
+``tests/test_boundscheck.py`` reruns the kernel tests in a subprocess with
+Numba's bounds checks, which recompiles every kernel (minutes, mostly on one
+core). When that test is selected, its subprocess starts right after
+collection and the test itself moves to the end of the session, so the rerun
+and the rest of the suite share the machine's cores instead of taking turns.
+"""
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+import test_boundscheck
+
+
+def _is_boundscheck(item: pytest.Item) -> bool:
+    return item.get_closest_marker("boundscheck") is not None
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Move the bounds-checked rerun to the end, and start its subprocess now."""
+    chosen = [item for item in items if _is_boundscheck(item)]
+    if not chosen:
+        return
+    items[:] = [item for item in items if not _is_boundscheck(item)] + chosen
+
+
+def pytest_collection_finish(session):
+    """Start the rerun once the selection is final (``-m``, ``-k`` and ``--deselect`` applied)."""
+    if session.config.option.collectonly or not any(map(_is_boundscheck, session.items)):
+        return
+    folder = Path(tempfile.mkdtemp(prefix="tilecast-boundscheck-"))
+    process = test_boundscheck.start_run(folder / "numba-cache")
+    session.config.stash[test_boundscheck.BACKGROUND] = (process, folder / "numba-cache")
+    session.config.stash[_FOLDER] = folder
+
+
+_FOLDER = pytest.StashKey[Path]()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Stop a rerun the session did not wait for (it ended early), and remove its cache."""
+    run = session.config.stash.get(test_boundscheck.BACKGROUND, None)
+    if run is not None and run[0].poll() is None:
+        run[0].kill()
+        run[0].wait()
+    folder = session.config.stash.get(_FOLDER, None)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
