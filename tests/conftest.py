@@ -21,7 +21,7 @@ def _is_boundscheck(item: pytest.Item) -> bool:
 
 
 def pytest_collection_modifyitems(session, config, items):
-    """Move the bounds-checked rerun to the end, and start its subprocess now."""
+    """Move the bounds-checked rerun to the end of the session."""
     chosen = [item for item in items if _is_boundscheck(item)]
     if not chosen:
         return
@@ -35,18 +35,15 @@ def pytest_collection_finish(session):
     folder = Path(tempfile.mkdtemp(prefix="tilecast-boundscheck-"))
     process = test_boundscheck.start_run(folder / "numba-cache")
     session.config.stash[test_boundscheck.BACKGROUND] = (process, folder / "numba-cache")
-    session.config.stash[_FOLDER] = folder
-
-
-_FOLDER = pytest.StashKey[Path]()
 
 
 def pytest_sessionfinish(session, exitstatus):
     """Stop a rerun the session did not wait for (it ended early), and remove its cache."""
     run = session.config.stash.get(test_boundscheck.BACKGROUND, None)
-    if run is not None and run[0].poll() is None:
-        run[0].kill()
-        run[0].wait()
-    folder = session.config.stash.get(_FOLDER, None)
-    if folder is not None:
-        shutil.rmtree(folder, ignore_errors=True)
+    if run is None:
+        return
+    process, cache_dir = run
+    if process.poll() is None:
+        process.kill()
+        process.wait()
+    shutil.rmtree(cache_dir.parent, ignore_errors=True)

@@ -39,31 +39,18 @@ import _harness as bench  # noqa: E402
 
 # The child imports nothing from tilecast before its tree is first on sys.path.
 CHILD = r"""
-import json, math, sys, time
+import json, math, sys
 tree, here = sys.argv[1], sys.argv[2]
 sys.path[:0] = [tree, here]
 import numpy as np
 import tilecast as tc
+import _harness as bench
 from raycast import load_map, query_sets
 
 
-def best_per_call(call, items, passes=5):
-    best = math.inf
-    for _ in range(passes):
-        t0 = time.perf_counter()
-        for item in items:
-            call(*item)
-        best = min(best, (time.perf_counter() - t0) / len(items))
-    return best
-
-
-def best_of(call, repeats=7):
-    best = math.inf
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        call()
-        best = min(best, time.perf_counter() - t0)
-    return best
+def fastest(systems, rounds):
+    # each system's fastest round, in seconds (after one untimed warm-up call each)
+    return {name: timing.min for name, timing in bench.interleave(systems, rounds).items()}
 
 
 rng = np.random.default_rng(3)
@@ -78,13 +65,17 @@ directions = [(math.cos(a), math.sin(a)) for a in angles]
 rays = [(grid, o, d, 8.0) for o, d in zip(origins, directions)]
 sights = [(grid, o, (o[0] + 6 * d[0], o[1] + 6 * d[1])) for o, d in zip(origins, directions)]
 ones = [(grid, np.array(o), np.array([d])) for o, d in zip(origins, directions)]
-for call, items in ((tc.raycast, rays), (tc.line_of_sight, sights), (tc.raycast_many, ones)):
-    call(*items[0])
-out = {
-    "raycast (us)": 1e6 * best_per_call(tc.raycast, rays),
-    "line_of_sight (us)": 1e6 * best_per_call(tc.line_of_sight, sights),
-    "raycast_many of one ray (us)": 1e6 * best_per_call(tc.raycast_many, ones),
+single = {
+    "raycast (us)": (tc.raycast, rays),
+    "line_of_sight (us)": (tc.line_of_sight, sights),
+    "raycast_many of one ray (us)": (tc.raycast_many, ones),
 }
+seconds = fastest(
+    {name: (lambda call=call, items=items: [call(*item) for item in items])
+     for name, (call, items) in single.items()},
+    rounds=5,
+)
+out = {name: 1e6 * seconds[name] / len(items) for name, (_, items) in single.items()}
 _, gray, occupied = load_map()
 basement = tc.Grid(occupied, outside="solid")
 free_q = query_sets(gray, occupied, 400_000)["free"]
@@ -92,12 +83,14 @@ starts = np.ascontiguousarray(free_q[:, :2])
 heads = np.column_stack([np.cos(free_q[:, 2]), np.sin(free_q[:, 2])])
 poses = free_q[:400].copy()
 beams = np.linspace(-np.pi, np.pi, 1000)
-tc.raycast_many(basement, starts[:1000], heads[:1000], 500.0)
-tc.scan_many(basement, poses[:2], beams, 500.0)
-seconds = best_of(lambda: tc.raycast_many(basement, starts, heads, 500.0))
-out["raycast_many, free set (M rays/s)"] = len(starts) / seconds / 1e6
-seconds = best_of(lambda: tc.scan_many(basement, poses, beams, 500.0))
-out["scan_many, 400 x 1000 (M rays/s)"] = poses.shape[0] * beams.size / seconds / 1e6
+batch = {
+    "raycast_many, free set (M rays/s)": (
+        lambda: tc.raycast_many(basement, starts, heads, 500.0), len(starts)),
+    "scan_many, 400 x 1000 (M rays/s)": (
+        lambda: tc.scan_many(basement, poses, beams, 500.0), poses.shape[0] * beams.size),
+}
+seconds = fastest({name: call for name, (call, _) in batch.items()}, rounds=7)
+out.update({name: rays / seconds[name] / 1e6 for name, (_, rays) in batch.items()})
 print(json.dumps(out))
 """
 

@@ -59,7 +59,6 @@ _LARGE = 4096
 # A ray query yields a contact once every object not yet seen starts later
 # than it by this much (relative): contacts are float64 (a few ulps off).
 _MARGIN = 1e-9
-_BOTH_SHOULDERS = CORNERS_BOTH  # a walk through a lattice point lists both cells beside it
 # A bound on the rounding of a ray's point p + t*d in hash cells, relative to
 # the magnitudes summed (p, t*d, the hash's origin): 4 ulps, twice what the
 # three roundings (the point, less the origin, over the cell size) can reach.
@@ -781,15 +780,18 @@ class SpatialHash:
         # the parameter at which S last crossed a column (row) line; the start
         # counts as one where it is near a line behind it
         ua, va = self._u(a[0]), self._v(a[1])
-        near_start = t_lo > 0.0 or min(ua - math.floor(ua), math.ceil(ua) - ua) <= 2.0 * off
-        crossed_x = 0.0 if near_start else -math.inf
-        near_start = t_lo > 0.0 or min(va - math.floor(va), math.ceil(va) - va) <= 2.0 * off
-        crossed_y = 0.0 if near_start else -math.inf
+
+        def crossed_at_start(u: float) -> float:
+            near = t_lo > 0.0 or min(u - math.floor(u), math.ceil(u) - u) <= 2.0 * off
+            return 0.0 if near else -math.inf
+
+        crossed_x, crossed_y = crossed_at_start(ua), crossed_at_start(va)
         first = True
         buckets = self._buckets
         # a walk across much empty space ends in one brute-force pass instead
         budget = 4 * len(buckets) + 64
-        for step in steps(self._origin, self._size, a, b, _BOTH_SHOULDERS):
+        # CORNERS_BOTH: a walk through a lattice point lists both cells beside it
+        for step in steps(self._origin, self._size, a, b, CORNERS_BOTH):
             budget -= 1
             if budget < 0:
                 self._consider_all(seen, consider)
@@ -804,9 +806,9 @@ class SpatialHash:
                 first = False
                 if t_lo > 0.0:  # R starts within `off` of S: in any cell around S's
                     keys = [(i + di, j + dj) for di in (-1, 0, 1) for dj in (-1, 0, 1)]
-                else:  # the same point; the hash files it by floor, the walk
-                    # (on a grid line) by the cell the ray moves into
-                    keys.append((_ifloor(self._u(px)), _ifloor(self._v(py))))
+                else:  # a is the ray's origin; the hash files it by floor, the
+                    # walk (on a grid line) by the cell the ray moves into
+                    keys.append((_ifloor(ua), _ifloor(va)))
             if step.normal[0] != 0.0:  # entered across a column line (or a corner)
                 crossed_x = step.t
             elif step.t - crossed_x <= near_x:
