@@ -140,7 +140,7 @@ def first_hit(
         return tuple.__new__(
             Hit,
             ((x, y), (normal_x, normal_y), distance, (col, row), inside != 0,
-             (px, py) if is_tilemap else None),
+             (px, py) if is_tilemap else None, None),
         )  # fmt: skip
     if status == DONE:
         return None
@@ -306,3 +306,131 @@ def walk_caller(kernel_name: str, signature_name: str) -> Any:
     walk.compile_walk_with(kernel, signature, 0.6)
     walk_address = walk.walk_address()
     return kernel.overloads[signature].entry_point
+
+
+# ------------------------------------------------------------ bodies (DESIGN 21)
+def _direction_scale(dx: float, dy: float) -> int:
+    """Return the power of two that brings the larger direction component into [1, 2) (exact)."""
+    return 1 - math.frexp(max(abs(dx), abs(dy)))[1]
+
+
+_first_contact: Any = None  # the bodies' first-contact kernel's entry point (no dispatch)
+
+
+def _load_first_contact(bodies: Any) -> Any:
+    """Load :func:`tilecast._kernels.bodies.first_contact` for the one signature it is called with.
+
+    Every argument is of fixed type (the hash's C-contiguous arrays, floats,
+    a uint32 mask), so the entry point of the one compiled signature serves
+    every call without the dispatcher's type checks.
+    """
+    global _first_contact
+    kernel = kernels("bodies").first_contact
+    state = bodies.consistent(lambda state: state)
+    ray = (0.0, 0.0, 1.0, 0.0)
+    kernel(state, ray, (0.0, 0.0, 0.0, 0.0), 0.0, np.uint32(1), np.zeros(0, dtype=np.int64))
+    (signature,) = kernel.signatures
+    _first_contact = kernel.overloads[signature].entry_point
+    return _first_contact
+
+
+def first_with_bodies(
+    bodies: Any, view: WalkMap, hit: Hit | None, ray: tuple[float, float, float, float],
+    limit: float, mask: int, ignore: Any,
+) -> Hit | None:  # fmt: skip
+    """Return the first of a ray's cell hit ``hit`` (or None) and the bodies (a cell wins ties).
+
+    ``ray`` is ``(x0, y0, dx, dy)`` as checked; ``limit`` the inclusive
+    ``max_distance``.
+
+    Examples
+    --------
+    >>> from tilecast import Grid, SpatialHash, raycast
+    >>> bodies = SpatialHash(1.0)
+    >>> bodies.insert(4, circle=((2.0, 0.5), 0.5))
+    >>> hit = raycast(Grid([[0, 0, 0, 1]]), (0.5, 0.5), (1.0, 0.0), bodies=bodies)
+    >>> hit.body, hit.distance, hit.point, hit.normal, hit.cell
+    (4, 1.0, (1.5, 0.5), (-1.0, 0.0), (-1, -1))
+    """
+    x0, y0, dx, dy = ray
+    shift = _direction_scale(dx, dy)
+    sdx, sdy = math.ldexp(dx, shift), math.ldexp(dy, shift)
+    wall = _wall_line(view, x0, y0, sdx, sdy, hit)
+    norm = math.sqrt(sdx * sdx + sdy * sdy)  # as the walk computes it
+    skip = bodies.ignored_slots(ignore)
+    kernel = _first_contact or _load_first_contact(bodies)
+    scaled = (x0, y0, sdx, sdy)
+    limit_t = limit / norm
+    bits = np.uint32(mask)
+
+    def run(state: Any) -> tuple[int, float, float, float, int]:
+        slot, t, nx, ny = kernel(state, scaled, wall, limit_t, bits, skip)
+        return slot, t, nx, ny, (int(state.ids[slot]) if slot >= 0 else -1)
+
+    slot, t, nx, ny, body = bodies.consistent(run)
+    if slot < 0:
+        return hit
+    return Hit((x0 + t * sdx, y0 + t * sdy), (nx, ny), t * norm, (-1, -1), t == 0.0, None, body)
+
+
+def _wall_line(
+    view: WalkMap, x0: float, y0: float, sdx: float, sdy: float, hit: Hit | None
+) -> tuple[float, float, float, float]:
+    """Return a cell hit's contact for the bodies kernel: ``(kind, lo, p, d)``.
+
+    Kind 0: no cell hit; 1: the ray starts in the cell (t = 0); 2: the
+    cell's face on the grid line ``lo`` of the walk's tile space (pixels on a
+    tile map), the ray being ``p + t * d`` there with ``d`` the scaled
+    direction over the cell size: ``t = (lo - p) / d`` exactly, the crossing
+    the walk decided on (at a corner, the column line: both meet there).
+    """
+    if hit is None:
+        return (0.0, 0.0, 0.0, 0.0)
+    if hit.inside:
+        return (1.0, 0.0, 0.0, 0.0)
+    col, row = hit.cell
+    if hit.pixel is not None:
+        tile_h, tile_w = view.pixels.shape[2], view.pixels.shape[3]
+        col, row = col * tile_w + hit.pixel[0], row * tile_h + hit.pixel[1]
+    nx, ny = hit.normal
+    if nx != 0.0:
+        lo = float(col if nx < 0.0 else col + 1)
+        return (2.0, lo, (x0 - view.origin_x) / view.cell_width, sdx / view.cell_width)
+    lo = float(row if ny < 0.0 else row + 1)
+    return (2.0, lo, (y0 - view.origin_y) / view.cell_height, sdy / view.cell_height)
+
+
+def blocked_by_bodies(
+    bodies: Any, a: tuple[float, float], b: tuple[float, float], mask: int, ignore: Any
+) -> bool:
+    """Whether a body meets the ray from ``a`` along ``b - a`` before its parameter 1.
+
+    The direction is ``(bx - ax, by - ay)`` in float64 (``b`` itself when
+    the differences are exact); a contact at parameter 1 (touching at ``b``)
+    does not count, one at 0 (``a`` in or on a body) does.
+
+    Examples
+    --------
+    >>> from tilecast import SpatialHash
+    >>> bodies = SpatialHash(1.0)
+    >>> bodies.insert(1, box=(2.0, -1.0, 3.0, 1.0))
+    >>> blocked_by_bodies(bodies, (0.0, 0.0), (2.0, 0.0), 1, None)  # touches at b
+    False
+    >>> blocked_by_bodies(bodies, (0.0, 0.0), (2.5, 0.0), 1, None)
+    True
+    """
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    if dx == 0.0 and dy == 0.0:
+        return False
+    shift = _direction_scale(dx, dy)
+    sdx, sdy = math.ldexp(dx, shift), math.ldexp(dy, shift)
+    end = math.ldexp(1.0, -shift)  # the parameter of b on the scaled ray
+    # parameter 1 of the given ray as an exact contact (1 - 0) / 2**shift; it wins ties
+    wall = (2.0, 1.0, 0.0, math.ldexp(1.0, shift))
+    skip = bodies.ignored_slots(ignore)
+    kernel = _first_contact or _load_first_contact(bodies)
+    bits = np.uint32(mask)
+    slot: int = bodies.consistent(
+        lambda state: kernel(state, (a[0], a[1], sdx, sdy), wall, end, bits, skip)[0]
+    )
+    return slot >= 0

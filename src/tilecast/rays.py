@@ -16,7 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from tilecast._engine import all_hits, first_hit, sight, steps
+from tilecast._engine import (
+    all_hits,
+    blocked_by_bodies,
+    first_hit,
+    first_with_bodies,
+    sight,
+    steps,
+)
 from tilecast._validate import (
     as_choice_index,
     as_direction,
@@ -25,9 +32,10 @@ from tilecast._validate import (
     as_point,
 )
 from tilecast._walkmap import walk_map
-from tilecast._walkspec import CORNER_POLICIES, DIAGONAL_GAPS
+from tilecast._walkspec import ALL_LAYERS, CORNER_POLICIES, DIAGONAL_GAPS
 from tilecast.grid import Grid, check_map
 from tilecast.results import Hit, Step
+from tilecast.spatial_hash import SpatialHash
 from tilecast.tiles import TileMap
 
 __all__ = [
@@ -48,8 +56,10 @@ def raycast(
     *,
     diagonal_gaps: str = "block_if_both",
     ignore_start: bool = False,
+    bodies: SpatialHash | None = None,
+    ignore: Any = None,
 ) -> Hit | None:
-    """Cast one ray and return its first hit on a solid cell, or None.
+    """Cast one ray and return its first hit on a solid cell (or body), or None.
 
     Parameters
     ----------
@@ -73,12 +83,22 @@ def raycast(
         (closed-box physics), or never.
     ignore_start : bool, default False
         Let a ray that starts inside a solid cell leave that cell freely.
+    bodies : SpatialHash, optional
+        Moving bodies: the answer is the first contact among the map's solid
+        cells and the bodies (those whose layers meet the query's mask),
+        decided exactly. A body's hit has ``Hit.body`` (its id), ``cell``
+        ``(-1, -1)`` and the body's surface normal; a ray starting inside
+        or on a body hits it at distance 0 with ``inside=True``. **Ties**: a
+        cell and a body met at exactly the same point (a body touching a
+        wall there): the cell wins; two bodies: the smaller id.
+    ignore : int or iterable of int, optional
+        Ids of bodies left out (the shooter's own body).
 
     Returns
     -------
     Hit or None
         None when nothing solid lies within ``max_distance`` (or the ray left a
-        map whose ``outside`` is ``"empty"``).
+        map whose ``outside`` is ``"empty"``, and met no body).
 
     Notes
     -----
@@ -102,14 +122,30 @@ def raycast(
     True
     >>> raycast(grid, (0.5, 0.5), (1.0, 0.0)) is None  # leaves the map
     True
+
+    With bodies (a circle in front of the wall, then left out):
+
+    >>> from tilecast import SpatialHash
+    >>> crowd = SpatialHash(1.0)
+    >>> crowd.insert(7, circle=((1.5, 0.5), 0.25))
+    >>> hit = raycast(grid, (0.5, 0.5), (1.0, 0.0), bodies=crowd)
+    >>> hit.body, hit.point, hit.cell
+    (7, (1.25, 0.5), (-1, -1))
+    >>> raycast(grid, (0.5, 0.5), (1.0, 0.0), bodies=crowd, ignore=7) is None
+    True
     """
     view, is_tilemap = walk_map(grid)
     x0, y0 = as_point("origin", origin)
     dx, dy = as_direction("direction", direction)
     limit = as_max_distance(max_distance)
     gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
-    ignore = as_flag("ignore_start", ignore_start)
-    return first_hit(grid, view, is_tilemap, x0, y0, dx, dy, limit, gaps, ignore)
+    start_free = as_flag("ignore_start", ignore_start)
+    hit = first_hit(grid, view, is_tilemap, x0, y0, dx, dy, limit, gaps, start_free)
+    if bodies is None:
+        return hit
+    # mask (DESIGN 20): the query's mask goes here once map queries take one
+    mask = ALL_LAYERS
+    return first_with_bodies(as_bodies(bodies), view, hit, (x0, y0, dx, dy), limit, mask, ignore)
 
 
 def raycast_all(
@@ -121,6 +157,8 @@ def raycast_all(
     max_results: int | None = None,
     diagonal_gaps: str = "block_if_both",
     ignore_start: bool = False,
+    bodies: SpatialHash | None = None,
+    ignore: Any = None,
 ) -> list[Hit]:
     """Return every solid cell a ray enters, in order (a laser that pierces).
 
@@ -136,6 +174,11 @@ def raycast_all(
         As for :func:`raycast`.
     max_results : int, optional
         Stop after this many hits.
+    bodies, ignore
+        As for :func:`raycast`: every body the ray meets is one hit too,
+        interleaved with the cells by distance (a cell before a body at the
+        same distance; bodies at one distance in exact contact order, then
+        by id).
 
     Returns
     -------
@@ -160,7 +203,7 @@ def raycast_all(
     heading = as_direction("direction", direction)
     limit = as_max_distance(max_distance)
     gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
-    ignore = as_flag("ignore_start", ignore_start)
+    start_free = as_flag("ignore_start", ignore_start)
     if max_results is not None:
         if isinstance(max_results, bool) or not isinstance(max_results, int | np.integer):
             raise TypeError("max_results must be an int or None")
@@ -169,16 +212,56 @@ def raycast_all(
     hits: list[Hit] = []
     if max_results == 0:
         return hits
-    for hit in all_hits(grid, start, heading, limit, gaps, ignore):
+    cells: Iterator[Hit] = all_hits(grid, start, heading, limit, gaps, start_free)
+    if bodies is not None:
+        # mask (DESIGN 20): the query's mask goes here once map queries take one
+        found = as_bodies(bodies).ray_hits(start, heading, limit, ALL_LAYERS, ignore,
+                                           exact_order=True)  # fmt: skip
+        cells = _interleave(cells, found, start, heading)
+    for hit in cells:
         hits.append(hit)
         if max_results is not None and len(hits) >= max_results:
             break
     return hits
 
 
+def _interleave(
+    cells: Iterator[Hit], found: list[Any], start: tuple[float, float],
+    heading: tuple[float, float],
+) -> Iterator[Hit]:  # fmt: skip
+    """Merge the cell hits and the body contacts by distance (a cell first on a tie)."""
+    pending = list(found)
+    for hit in cells:
+        while pending and pending[0][0].distance < hit.distance:
+            yield _body_hit(*pending.pop(0))
+        yield hit
+    for contact, normal in pending:
+        yield _body_hit(contact, normal)
+
+
+def _body_hit(contact: Any, normal: tuple[float, float]) -> Hit:
+    return Hit(contact.point, normal, contact.distance, (-1, -1), contact.distance == 0.0, None,
+               contact.id)  # fmt: skip
+
+
+def as_bodies(bodies: Any) -> SpatialHash:
+    """Return ``bodies`` if it is a :class:`~tilecast.SpatialHash`, else raise naming it.
+
+    Examples
+    --------
+    >>> from tilecast import SpatialHash
+    >>> isinstance(as_bodies(SpatialHash(1.0)), SpatialHash)
+    True
+    """
+    if not isinstance(bodies, SpatialHash):
+        raise TypeError(f"bodies must be a SpatialHash or None, got {type(bodies).__name__}")
+    return bodies
+
+
 def line_of_sight(
-    grid: Grid | TileMap | np.ndarray, a: Any, b: Any, *, diagonal_gaps: str = "block_if_both"
-) -> bool:
+    grid: Grid | TileMap | np.ndarray, a: Any, b: Any, *, diagonal_gaps: str = "block_if_both",
+    bodies: SpatialHash | None = None, ignore: Any = None,
+) -> bool:  # fmt: skip
     """Return True when no solid cell strictly between the cells of ``a`` and ``b`` blocks.
 
     The segment ``a -> b`` is walked exactly (as :func:`traverse` does); the
@@ -196,6 +279,16 @@ def line_of_sight(
         World points.
     diagonal_gaps : {"block_if_both", "block_if_either", "open"}
         As for :func:`raycast`.
+    bodies : SpatialHash, optional
+        Bodies block too: the sight is blocked when a body (not in
+        ``ignore``, its layers meeting the mask) meets the ray from ``a``
+        along ``b - a`` before ``b``: a body touching the segment (grazing
+        it, or at ``a``) blocks, one touching it only at ``b`` does not. So
+        leave the viewer's own body out with ``ignore``. Not symmetric then
+        (a body at ``b`` blocks ``los(b, a)``). ``b - a`` is taken in
+        float64: exact when the difference is.
+    ignore : int or iterable of int, optional
+        Ids of bodies left out.
 
     Returns
     -------
@@ -214,6 +307,11 @@ def line_of_sight(
     xa, ya = as_point("a", a)
     xb, yb = as_point("b", b)
     gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
+    if bodies is not None:
+        hash_ = as_bodies(bodies)
+        # mask (DESIGN 20): the query's mask goes here once map queries take one
+        if blocked_by_bodies(hash_, (xa, ya), (xb, yb), ALL_LAYERS, ignore):
+            return False
     return sight(grid, view, (xa, ya), (xb, yb), gaps)
 
 

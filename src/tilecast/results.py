@@ -35,7 +35,10 @@ class Hit(NamedTuple):
         True when the ray started inside this solid cell.
     pixel : (int, int) or None
         On a ``TileMap``: the solid pixel ``(px, py)`` inside the tile, as
-        displayed; None on a plain ``Grid``.
+        displayed; None on a plain ``Grid`` (and for a body).
+    body : int or None
+        The id of the body hit (a query with ``bodies=``); None for a cell.
+        A body's hit has ``cell == (-1, -1)``.
 
     Examples
     --------
@@ -51,6 +54,7 @@ class Hit(NamedTuple):
     cell: tuple[int, int]
     inside: bool
     pixel: tuple[int, int] | None = None
+    body: int | None = None
 
 
 class Step(NamedTuple):
@@ -128,6 +132,9 @@ class Hits:
     inside : ndarray of bool, shape (N,)
     pixel : ndarray of int64, shape (N, 2), or None
         On a ``TileMap``: the solid pixel in the tile; None on a ``Grid``.
+    body : ndarray of int64, shape (N,)
+        The id of the body hit (``bodies=``), ``-1`` for a cell or a miss;
+        all ``-1`` when not given (read-only then).
 
     Examples
     --------
@@ -146,6 +153,11 @@ class Hits:
     cell: NDArray[np.int64]
     inside: NDArray[np.bool_]
     pixel: NDArray[np.int64] | None = None
+    body: NDArray[np.int64] = None  # type: ignore[assignment]  # filled in __post_init__
+
+    def __post_init__(self) -> None:
+        if self.body is None:
+            self.body = no_bodies(int(self.hit.shape[0]))
 
     def __len__(self) -> int:
         return int(self.hit.shape[0])
@@ -161,4 +173,25 @@ class Hits:
             (int(self.cell[k, 0]), int(self.cell[k, 1])),
             bool(self.inside[k]),
             None if self.pixel is None else (int(self.pixel[k, 0]), int(self.pixel[k, 1])),
+            None if self.body[k] < 0 else int(self.body[k]),
         )
+
+
+_NO_BODIES: dict[int, NDArray[np.int64]] = {}
+
+
+def no_bodies(n: int) -> NDArray[np.int64]:
+    """Return a read-only ``(n,)`` int64 array of ``-1`` (no body hit), shared for small ``n``.
+
+    Examples
+    --------
+    >>> no_bodies(3).tolist()
+    [-1, -1, -1]
+    """
+    array = _NO_BODIES.get(n)
+    if array is None:
+        array = np.full(n, -1, dtype=np.int64)
+        array.flags.writeable = False
+        if n <= 64:
+            _NO_BODIES[n] = array
+    return array

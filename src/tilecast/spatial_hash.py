@@ -823,24 +823,28 @@ class SpatialHash:
         px, py = as_point("origin", origin)
         dx, dy = as_direction("direction", direction)
         max_d = as_nonnegative_float("max_distance", max_distance, allow_inf=True)
-        return iter(self.contacts((px, py), (dx, dy), max_d))
+        return iter([c for c, _ in self.ray_hits((px, py), (dx, dy), max_d)])
 
-    def contacts(
+    def ray_hits(
         self, origin: tuple[float, float], direction: tuple[float, float], max_distance: float,
         mask: int = ALL_LAYERS, ignore: Any = None, *, exact_order: bool = False,
-    ) -> list[RayContact]:  # fmt: skip
-        """Every contact of a checked ray (the engine of ``query_ray`` and ``raycast_all``).
+    ) -> list[tuple[RayContact, tuple[float, float]]]:  # fmt: skip
+        """Every contact of a checked ray with its surface normal (``query_ray``, ``raycast_all``).
 
-        ``exact_order``: order by the exact contact parameters (ties by id)
-        instead of the float distances.
+        ``origin``, ``direction`` and ``max_distance`` checked floats (the
+        direction non-zero); ``mask``: layer bits (``layers & mask != 0``);
+        ``ignore``: ids left out. ``exact_order``: order by the exact contact
+        parameters (ties by id) instead of the float distances.
 
         Examples
         --------
         >>> from tilecast import SpatialHash
         >>> world = SpatialHash(1.0)
         >>> world.insert(1, box=(2, -1, 3, 1), layers=2)
-        >>> world.contacts((0.0, 0.0), (1.0, 0.0), math.inf, mask=1)
+        >>> world.ray_hits((0.0, 0.0), (1.0, 0.0), math.inf, mask=1)
         []
+        >>> world.ray_hits((0.0, 0.0), (1.0, 0.0), math.inf, mask=2)
+        [(RayContact(id=1, distance=2.0, point=(2.0, 0.0)), (-1.0, 0.0))]
         """
         px, py = origin
         # a power of two (exact) brings the direction near unit size
@@ -848,28 +852,40 @@ class SpatialHash:
         dx, dy = math.ldexp(direction[0], shift), math.ldexp(direction[1], shift)
         norm = math.hypot(dx, dy)
         t_max = max_distance / norm
-        skip = self._ignored(ignore)
+        skip = self.ignored_slots(ignore)
         ray = (px, py, dx, dy)
         kernel = kernels("bodies").ray_contacts
         bits = np.uint32(mask)
 
-        def run(state: Any) -> tuple[_IntArray, _FloatArray]:
-            slots, ts = kernel(state, ray, t_max, bits, skip)
-            return state.ids[slots], ts
+        def run(state: Any) -> tuple[_IntArray, _FloatArray, _FloatArray]:
+            slots, ts, normals = kernel(state, ray, t_max, bits, skip)
+            return state.ids[slots], ts, normals
 
-        ids, ts = self.consistent(run)
+        ids, ts, normals = self.consistent(run)
         order = np.arange(len(ids)) if exact_order else np.lexsort((ids, ts))
-        out = []
+        out: list[tuple[RayContact, tuple[float, float]]] = []
         for k in order.tolist():
             t = float(ts[k])
             distance = t * norm
             if not math.isfinite(distance):
                 continue
-            out.append(RayContact(int(ids[k]), distance, (px + t * dx, py + t * dy)))
+            contact = RayContact(int(ids[k]), distance, (px + t * dx, py + t * dy))
+            out.append((contact, (float(normals[k, 0]), float(normals[k, 1]))))
         return out
 
-    def _ignored(self, ignore: Any) -> _IntArray:
-        """Return the slots of ``ignore`` (an id or ids; unknown ids are skipped), sorted."""
+    def ignored_slots(self, ignore: Any) -> _IntArray:
+        """Return the slots of the ids in ``ignore`` (an id or ids; unknown ids skipped), sorted.
+
+        For the ray queries' ``ignore=`` (the slots are what the kernels skip).
+
+        Examples
+        --------
+        >>> from tilecast import SpatialHash
+        >>> world = SpatialHash(1.0)
+        >>> world.insert(9, box=(0, 0, 1, 1))
+        >>> world.ignored_slots([9, 12]).tolist(), world.ignored_slots(None).tolist()
+        ([0], [])
+        """
         if ignore is None:
             return _NO_SLOTS
         keys = [ignore] if isinstance(ignore, int | np.integer) else list(ignore)

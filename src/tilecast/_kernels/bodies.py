@@ -750,13 +750,15 @@ def ray_candidates(state, ray, limit_t):
 
 @njit(cache=True, nogil=True)
 def ray_contacts(state, ray, limit_t, mask, ignore):
-    """Every body the ray meets within ``limit_t``: ``(slots, t)`` in exact contact order.
+    """Every body the ray meets within ``limit_t``: ``(slots, t, normals)`` in exact order.
 
-    ``t`` is the float contact parameter; exact ties keep the smaller id first.
+    ``t`` is the float contact parameter; exact ties keep the smaller id
+    first; ``normals`` the surface's unit normals against the ray.
     """
     slots = ray_candidates(state, ray, limit_t)
     found = np.empty(slots.shape[0], dtype=np.int64)
     ts = np.empty(slots.shape[0])
+    normals = np.empty((slots.shape[0], 2))
     contacts = []
     n = 0
     for s in slots:
@@ -781,7 +783,9 @@ def ray_contacts(state, ray, limit_t, mask, ignore):
             ts[k - 1], ts[k] = ts[k], ts[k - 1]
             k -= 1
         n += 1
-    return found[:n], ts[:n]
+    for k in range(n):
+        normals[k, 0], normals[k, 1] = contact_normal(ray, contacts[k])
+    return found[:n], ts[:n], normals[:n]
 
 
 @internal
