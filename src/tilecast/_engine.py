@@ -434,3 +434,85 @@ def blocked_by_bodies(
         lambda state: kernel(state, (a[0], a[1], sdx, sdy), wall, end, bits, skip)[0]
     )
     return slot >= 0
+
+
+def bodies_many(
+    bodies: Any, view: WalkMap, rays: tuple[Any, ...], hits: tuple[Any, ...], mask: int,
+    ignore: Any,
+) -> Any:  # fmt: skip
+    """Let the bodies come first in a batch's cell hits; return the body ids (-1: a cell or miss).
+
+    ``rays``: ``(origins, origin_stride, directions, max_distances)`` as
+    :func:`tilecast.raycast_many` checked them (one direction or distance
+    broadcasts); ``hits``: its arrays ``(distance, point, normal, cell,
+    inside, pixel)`` (``pixel`` None on a grid), changed in place where a
+    body comes strictly first (a cell wins a tie). Rows compiled, in
+    parallel (:func:`tilecast._kernels.bodies.first_contacts_many`).
+
+    Examples
+    --------
+    >>> from tilecast import Grid, SpatialHash, raycast_many
+    >>> bodies = SpatialHash(1.0)
+    >>> bodies.insert(3, box=(1.5, 0.0, 2.0, 1.0))
+    >>> hits = raycast_many(Grid([[0, 0, 0, 1]]), (0.5, 0.5), [(1.0, 0.0), (-1.0, 0.0)],
+    ...                     bodies=bodies)
+    >>> hits.body.tolist(), hits.distance.tolist()
+    [[3, -1], [1.0, inf]]
+    """
+    from tilecast._threads import run_tasks
+
+    origins, stride, directions, max_distances = rays
+    distance, point, normal, cell, inside, pixel = hits
+    n = len(distance)
+    o = origins[np.arange(n) // stride] if len(origins) != n else origins
+    d = np.broadcast_to(directions, (n, 2))
+    exponents = np.frexp(np.maximum(np.abs(d[:, 0]), np.abs(d[:, 1])))[1]
+    sd = np.ldexp(d, (1 - exponents)[:, None])
+    norm = np.sqrt(sd[:, 0] * sd[:, 0] + sd[:, 1] * sd[:, 1])
+    limits = np.broadcast_to(max_distances, (n,)) / norm
+    walls = _walls_many(view, o, sd, hits)
+    batch = kernels("bodies").BodyRays(
+        np.ascontiguousarray(np.column_stack([o, sd])), walls, np.ascontiguousarray(limits),
+        np.uint32(mask), bodies.ignored_slots(ignore),
+    )  # fmt: skip
+    kernel = kernels("bodies").first_contacts_many
+    slot = np.empty(n, dtype=np.int64)
+    t = np.zeros(n)
+    body_normal = np.zeros((n, 2))
+
+    def run(state: Any) -> Any:
+        run_tasks(lambda lo, hi: kernel(state, lo, hi, batch, slot, t, body_normal), n)
+        return np.where(slot >= 0, state.ids[np.maximum(slot, 0)], -1)
+
+    body = bodies.consistent(run)
+    won = np.flatnonzero(slot >= 0)
+    if len(won):
+        tw = t[won]
+        distance[won] = tw * norm[won]
+        point[won] = o[won] + tw[:, None] * sd[won]
+        normal[won] = body_normal[won]
+        cell[won] = -1
+        inside[won] = tw == 0.0
+        if pixel is not None:
+            pixel[won] = -1
+    return body
+
+
+def _walls_many(view: WalkMap, o: Any, sd: Any, hits: tuple[Any, ...]) -> Any:
+    """Return the cell hits of a batch as :func:`_wall_line` gives one, ``(N, 4)``."""
+    distance, _, normal, cell, inside, pixel = hits
+    hit = distance < math.inf
+    col, row = cell[:, 0], cell[:, 1]
+    if pixel is not None:
+        tile_h, tile_w = view.pixels.shape[2], view.pixels.shape[3]
+        col, row = col * tile_w + pixel[:, 0], row * tile_h + pixel[:, 1]
+    nx, ny = normal[:, 0], normal[:, 1]
+    by_x = nx != 0.0
+    walls = np.zeros((len(distance), 4))
+    walls[:, 0] = np.where(hit, np.where(inside, 1.0, 2.0), 0.0)
+    walls[:, 1] = np.where(by_x, np.where(nx < 0.0, col, col + 1),
+                           np.where(ny < 0.0, row, row + 1))  # fmt: skip
+    walls[:, 2] = np.where(by_x, (o[:, 0] - view.origin_x) / view.cell_width,
+                           (o[:, 1] - view.origin_y) / view.cell_height)  # fmt: skip
+    walls[:, 3] = np.where(by_x, sd[:, 0] / view.cell_width, sd[:, 1] / view.cell_height)
+    return walls

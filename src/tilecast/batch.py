@@ -52,6 +52,7 @@ from tilecast._walkspec import (
 )
 from tilecast.grid import Grid, check_map
 from tilecast.results import Hit, Hits
+from tilecast.spatial_hash import SpatialHash, as_bodies
 from tilecast.tiles import TileMap
 
 __all__ = [
@@ -185,6 +186,8 @@ def raycast_many(
     *,
     diagonal_gaps: str = "block_if_both",
     ignore_start: bool = False,
+    bodies: SpatialHash | None = None,
+    ignore: Any = None,
 ) -> Hits:
     """Cast many rays at once (compiled, parallel over rays).
 
@@ -207,12 +210,18 @@ def raycast_many(
         As for :func:`tilecast.raycast`.
     ignore_start : bool, default False
         As for :func:`tilecast.raycast`.
+    bodies : SpatialHash, optional
+        Moving bodies, as for :func:`tilecast.raycast` (a cell wins a tie);
+        ``Hits.body`` holds the id of the body hit (``-1`` for a cell or a
+        miss), and a body's row has ``cell`` (and ``pixel``) ``-1``.
+    ignore : int or iterable of int, optional
+        Ids of bodies left out.
 
     Returns
     -------
     Hits
-        Arrays ``hit``, ``distance``, ``point``, ``normal``, ``cell``, ``inside``;
-        on a ``TileMap`` also ``pixel`` (``-1`` on a miss).
+        Arrays ``hit``, ``distance``, ``point``, ``normal``, ``cell``, ``inside``,
+        ``body``; on a ``TileMap`` also ``pixel`` (``-1`` on a miss).
 
     Notes
     -----
@@ -249,9 +258,12 @@ def raycast_many(
     world = grid if type(grid) is Grid or type(grid) is TileMap else check_map(grid)
     view, is_tilemap = walk_map(world)
     gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
-    ignore = as_flag("ignore_start", ignore_start)
+    start_free = as_flag("ignore_start", ignore_start)
     origin = _single_pair("origins", origins)
     direction = _single_pair("directions", directions) if origin is not None else None
+    if bodies is not None:
+        hash_ = as_bodies(bodies)
+        origin = None  # the general path: the bodies' pass takes arrays
     if origin is not None and direction is not None and type(max_distance) in _PLAIN:
         # one ray: no input arrays (see _one_ray)
         x0, y0 = origin
@@ -259,7 +271,7 @@ def raycast_many(
         if dx == 0.0 and dy == 0.0:
             as_direction("directions", direction)  # raises
         limit = as_max_distance(max_distance)
-        return _one_ray(world, view, is_tilemap, x0, y0, dx, dy, limit, gaps, ignore)
+        return _one_ray(world, view, is_tilemap, x0, y0, dx, dy, limit, gaps, start_free)
     origin_array = as_points_array("origins", origins)
     direction_array = as_directions_array(directions)
     n_origins, n_directions = len(origin_array), len(direction_array)
@@ -275,11 +287,17 @@ def raycast_many(
     def cast() -> tuple[NDArray[Any], ...]:
         view, is_tilemap = walk_map(world)
         return _cast(world, view, is_tilemap, origin_array, stride, direction_array,
-                     max_distances, gaps, ignore, n)  # fmt: skip
+                     max_distances, gaps, start_free, n)  # fmt: skip
 
     distance, point, normal, cell, inside, pixel = world.consistent(cast)
-    return Hits(distance < math.inf, distance, point, normal, cell, inside,
-                pixel if is_tilemap else None)  # fmt: skip
+    pixels = pixel if is_tilemap else None
+    if bodies is None:
+        return Hits(distance < math.inf, distance, point, normal, cell, inside, pixels)
+    # mask (DESIGN 20): the query's mask goes here once map queries take one
+    body = _engine.bodies_many(hash_, view, (origin_array, stride, direction_array, max_distances),
+                               (distance, point, normal, cell, inside, pixels), ALL_LAYERS,
+                               ignore)  # fmt: skip
+    return Hits(distance < math.inf, distance, point, normal, cell, inside, pixels, body)
 
 
 def _single_pair(name: str, value: Any) -> tuple[float, float] | None:
@@ -353,6 +371,8 @@ def scan_many(
     *,
     out: NDArray[np.floating[Any]] | None = None,
     dtype: Any = np.float64,
+    bodies: SpatialHash | None = None,
+    ignore: Any = None,
 ) -> NDArray[np.floating[Any]]:
     """Lidar-style ranges for many poses (particle filters), shape (P, B).
 
@@ -373,6 +393,12 @@ def scan_many(
         one (no allocation per call in a filter's loop).
     dtype : float32 or float64, default float64
         The type of the new array when ``out`` is None (``out`` sets its own).
+    bodies : SpatialHash, optional
+        Moving bodies the beams stop on too (the first contact among cells
+        and bodies, as :func:`tilecast.raycast` decides it; a beam starting
+        inside a body reads 0).
+    ignore : int or iterable of int, optional
+        Ids of bodies left out (the robot's own body).
 
     Returns
     -------
@@ -402,12 +428,12 @@ def scan_many(
     >>> scan_many(Grid(np.zeros((4, 4), bool)), [(1.5, 1.5, 0.0)], [0.0], np.inf).tolist()
     [[inf]]
     """
-    return _scan_many(grid, poses, angles, max_range, "poses", out, dtype)
+    return _scan_many(grid, poses, angles, max_range, "poses", out, dtype, bodies, ignore)
 
 
 def _scan_many(
     grid: Any, poses: Any, angles: Any, max_range: Any, pose_name: str, out: Any = None,
-    dtype: Any = np.float64,
+    dtype: Any = np.float64, bodies: Any = None, ignore: Any = None,
 ) -> NDArray[np.floating[Any]]:  # fmt: skip
     """``scan_many``; a ray whose numbers overflow names ``pose_name`` (row k)."""
     world = check_map(grid)
@@ -424,6 +450,16 @@ def _scan_many(
         return result
     flat = result.reshape(-1)  # a view: result is C-contiguous
     direct = flat.dtype == np.float64  # else float64 scratch, rounded once into flat
+    if bodies is not None:
+        hash_ = as_bodies(bodies)
+
+        def cast_with_bodies() -> None:
+            ranges = _scan_with_bodies(world, pose_array, angle_array, max_range, pose_name,
+                                       hash_, ignore)  # fmt: skip
+            _round_into(flat, ranges)
+
+        world.consistent(cast_with_bodies)
+        return result
 
     def cast() -> None:
         view, is_tilemap = walk_map(world)
@@ -441,6 +477,32 @@ def _scan_many(
 
     world.consistent(cast)
     return result
+
+
+def _scan_with_bodies(
+    world: Any, poses: NDArray[np.float64], angles: NDArray[np.float64], max_range: float,
+    pose_name: str, bodies: SpatialHash, ignore: Any,
+) -> NDArray[np.float64]:  # fmt: skip
+    """Return the ranges of a scan among bodies: beams cast as :func:`raycast_many` rays.
+
+    The beams are :func:`beam_directions` (so the cells' answers are the
+    scan's, bit for bit); ``max_range`` where nothing is hit.
+    """
+    view, is_tilemap = walk_map(world)
+    n_beams = len(angles)
+    n = len(poses) * n_beams
+    directions = beam_directions(poses, angles)
+    origins = np.ascontiguousarray(poses[:, :2])
+    limits = np.array([max_range])
+    hits = _cast(world, view, is_tilemap, origins, n_beams, directions, limits, 0, False, n,
+                 pose_name)  # fmt: skip
+    distance, point, normal, cell, inside, pixel = hits
+    # mask (DESIGN 20): the query's mask goes here once map queries take one
+    _engine.bodies_many(bodies, view, (origins, n_beams, directions, limits),
+                        (distance, point, normal, cell, inside, pixel if is_tilemap else None),
+                        ALL_LAYERS, ignore)  # fmt: skip
+    ranges: NDArray[np.float64] = np.minimum(distance, max_range)
+    return ranges
 
 
 def _round_into(target: NDArray[np.floating[Any]], ranges: NDArray[np.float64]) -> None:
@@ -588,11 +650,13 @@ def scan(
     *,
     out: NDArray[np.floating[Any]] | None = None,
     dtype: Any = np.float64,
+    bodies: SpatialHash | None = None,
+    ignore: Any = None,
 ) -> NDArray[np.floating[Any]]:
     """Lidar-style ranges for one pose ``(x, y, theta)``, shape (B,); see :func:`scan_many`.
 
-    ``out`` (a float32 or float64 array of shape (B,)), ``dtype`` and
-    ``max_range=inf`` work as for :func:`scan_many`.
+    ``out`` (a float32 or float64 array of shape (B,)), ``dtype``,
+    ``max_range=inf``, ``bodies`` and ``ignore`` work as for :func:`scan_many`.
 
     Examples
     --------
@@ -612,10 +676,11 @@ def scan(
     theta = as_finite_float("pose[2]", pose[2])
     if out is None:
         ranges: NDArray[np.floating[Any]] = _scan_many(
-            grid, [(x, y, theta)], angles, max_range, "pose", None, dtype
+            grid, [(x, y, theta)], angles, max_range, "pose", None, dtype, bodies, ignore
         )[0]
         return ranges
     n_beams = len(as_angles(angles))
     check_out(out, (n_beams,), RANGE_DTYPES, (angles,))
-    _scan_many(grid, [(x, y, theta)], angles, max_range, "pose", out.reshape(1, n_beams))
+    _scan_many(grid, [(x, y, theta)], angles, max_range, "pose", out.reshape(1, n_beams),
+               np.float64, bodies, ignore)  # fmt: skip
     return out

@@ -35,7 +35,7 @@ from tilecast._walkmap import walk_map
 from tilecast._walkspec import ALL_LAYERS, CORNER_POLICIES, DIAGONAL_GAPS
 from tilecast.grid import Grid, check_map
 from tilecast.results import Hit, Step
-from tilecast.spatial_hash import SpatialHash
+from tilecast.spatial_hash import SpatialHash, as_bodies
 from tilecast.tiles import TileMap
 
 __all__ = [
@@ -242,20 +242,6 @@ def _interleave(
 def _body_hit(contact: Any, normal: tuple[float, float]) -> Hit:
     return Hit(contact.point, normal, contact.distance, (-1, -1), contact.distance == 0.0, None,
                contact.id)  # fmt: skip
-
-
-def as_bodies(bodies: Any) -> SpatialHash:
-    """Return ``bodies`` if it is a :class:`~tilecast.SpatialHash`, else raise naming it.
-
-    Examples
-    --------
-    >>> from tilecast import SpatialHash
-    >>> isinstance(as_bodies(SpatialHash(1.0)), SpatialHash)
-    True
-    """
-    if not isinstance(bodies, SpatialHash):
-        raise TypeError(f"bodies must be a SpatialHash or None, got {type(bodies).__name__}")
-    return bodies
 
 
 def line_of_sight(

@@ -981,6 +981,20 @@ def _meets_circle_fraction(
     return any(_segment_circle_fraction(e, cx, cy, r) for e in _edges(vertices))
 
 
+def as_bodies(bodies: Any) -> SpatialHash:
+    """Return ``bodies`` if it is a :class:`~tilecast.SpatialHash`, else raise naming it.
+
+    Examples
+    --------
+    >>> from tilecast import SpatialHash
+    >>> isinstance(as_bodies(SpatialHash(1.0)), SpatialHash)
+    True
+    """
+    if not isinstance(bodies, SpatialHash):
+        raise TypeError(f"bodies must be a SpatialHash or None, got {type(bodies).__name__}")
+    return bodies
+
+
 class _Editing:
     """One edit of a hash: its lock held, its sequence odd, its buckets stale at the end."""
 

@@ -842,3 +842,25 @@ def cells_of(kind, g, frame):
     if n > LARGE:
         n = 0
     return out[:n].copy()
+
+
+BodyRays = namedtuple("BodyRays", ["rays", "walls", "limits", "mask", "ignore"])
+"""A batch for :func:`first_contacts_many`: ``rays`` ``(N, 4)`` (origin, direction
+scaled to ``[1, 2)``), ``walls`` ``(N, 4)`` (:func:`wall_contact`'s arguments),
+``limits`` ``(N,)`` (the largest ``t``), the layer ``mask`` and the ``ignore``d
+slots (sorted)."""
+
+
+@njit(cache=True, nogil=True)
+def first_contacts_many(state, lo, hi, batch, slot_out, t_out, normal_out):
+    """:func:`first_contact` for rays ``lo .. hi - 1`` of ``batch`` (a :data:`BodyRays`)."""
+    for k in range(lo, hi):
+        r = batch.rays[k]
+        w = batch.walls[k]
+        ray = (r[0], r[1], r[2], r[3])
+        best, slot = first_body(state, ray, wall_contact(w[0], w[1], w[2], w[3]),
+                                batch.limits[k], batch.mask, batch.ignore)  # fmt: skip
+        slot_out[k] = slot
+        if slot >= 0:
+            t_out[k] = best.t
+            normal_out[k, 0], normal_out[k, 1] = contact_normal(ray, best)
