@@ -36,7 +36,7 @@ from tilecast._validate import (
     as_positive_float,
     as_scan_ranges,
 )
-from tilecast._walkspec import GAPS_OPEN, SAFE_LARGE, SAFE_SMALL
+from tilecast._walkspec import ALL_LAYERS, GAPS_OPEN, SAFE_LARGE, SAFE_SMALL
 from tilecast.grid import Grid, check_map
 from tilecast.world import readonly_view
 
@@ -701,14 +701,14 @@ class LikelihoodField:
         """
         return self._distances()
 
-    def _distances(self) -> NDArray[np.float64]:
-        """Return the grid's distance transform: kept with the grid, remade after an edit."""
-        distances: NDArray[np.float64] = self._grid.snapshot(
+    def _distances(self, mask: int = ALL_LAYERS) -> NDArray[np.float64]:
+        """Return the distance transform of the cells ``mask`` sees: kept, remade after an edit."""
+        distances: NDArray[np.float64] = self._grid.masked(mask).snapshot(
             "distance transform", _read_only_distances
         )
         return distances
 
-    def _table(self, max_range: float) -> NDArray[np.float64]:
+    def _table(self, max_range: float, mask: int = ALL_LAYERS) -> NDArray[np.float64]:
         """Per-cell ``log pz`` (product) or ``pz**3`` (amcl) for readings of this sensor range."""
         top = self.z_hit + self.z_rand / max_range  # pz at distance 0, its largest value
         if not math.isfinite(top) or (self.weighting == "amcl" and top > AMCL_PZ_LIMIT):
@@ -718,7 +718,7 @@ class LikelihoodField:
                 + ("AMCL's sum of pz**3 would overflow a float" if math.isfinite(top)
                    else "overflows a float")
             )  # fmt: skip
-        distances = self._distances()
+        distances = self._distances(mask)
         cached = self._cache.get(max_range)
         if cached is not None and cached[0] is distances:
             return cached[1]
@@ -735,12 +735,16 @@ class LikelihoodField:
     def _evaluate(
         self, grid: Any, poses: NDArray[np.float64], angles: NDArray[np.float64],
         observed: NDArray[np.float64], max_range: float, out: NDArray[np.float64],
+        mask: int = ALL_LAYERS,
     ) -> None:  # fmt: skip
-        """Write the scan log-likelihood of each pose to ``out`` (``scan_likelihood``'s work)."""
+        """Write the scan log-likelihood of each pose to ``out`` (``scan_likelihood``'s work).
+
+        The obstacles are the cells ``mask`` selects (a distance transform per mask in use).
+        """
         if grid is not self._source and grid is not self._grid:
             raise ValueError("grid must be the map the LikelihoodField was built on")
         field_log_likelihood = kernels("distance").field_log_likelihood
-        table = self._table(max_range)
+        table = self._table(max_range, mask)
         used = observed < max_range  # AMCL skips max-range readings
         beam_angles = np.ascontiguousarray(angles[used])
         readings = np.ascontiguousarray(observed[used])

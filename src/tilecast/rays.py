@@ -25,7 +25,7 @@ from tilecast._validate import (
     as_point,
 )
 from tilecast._walkmap import walk_map
-from tilecast._walkspec import CORNER_POLICIES, DIAGONAL_GAPS
+from tilecast._walkspec import ALL_LAYERS, CORNER_POLICIES, DIAGONAL_GAPS
 from tilecast.grid import Grid, check_map
 from tilecast.results import Hit, Step
 from tilecast.tiles import TileMap
@@ -48,6 +48,7 @@ def raycast(
     *,
     diagonal_gaps: str = "block_if_both",
     ignore_start: bool = False,
+    mask: int = ALL_LAYERS,
 ) -> Hit | None:
     """Cast one ray and return its first hit on a solid cell, or None.
 
@@ -73,6 +74,10 @@ def raycast(
         (closed-box physics), or never.
     ignore_start : bool, default False
         Let a ray that starts inside a solid cell leave that cell freely.
+    mask : int, default ALL_LAYERS
+        The collision layers that stop the ray: a cell (a tile's pixels)
+        blocks when ``layers & mask != 0`` (:meth:`~tilecast.World.masked`);
+        the answer is the one on the map with every other cell emptied.
 
     Returns
     -------
@@ -102,7 +107,14 @@ def raycast(
     True
     >>> raycast(grid, (0.5, 0.5), (1.0, 0.0)) is None  # leaves the map
     True
+    >>> glass = Grid([[0, 2, 1]])  # layer 2 glass, then a layer 1 wall
+    >>> raycast(glass, (0.5, 0.5), (1.0, 0.0)).cell
+    (1, 0)
+    >>> raycast(glass, (0.5, 0.5), (1.0, 0.0), mask=1).cell  # sight passes the glass
+    (2, 0)
     """
+    if mask is not ALL_LAYERS:
+        grid = check_map(grid, mask)
     view, is_tilemap = walk_map(grid)
     x0, y0 = as_point("origin", origin)
     dx, dy = as_direction("direction", direction)
@@ -121,6 +133,7 @@ def raycast_all(
     max_results: int | None = None,
     diagonal_gaps: str = "block_if_both",
     ignore_start: bool = False,
+    mask: int = ALL_LAYERS,
 ) -> list[Hit]:
     """Return every solid cell a ray enters, in order (a laser that pierces).
 
@@ -132,7 +145,7 @@ def raycast_all(
 
     Parameters
     ----------
-    grid, origin, direction, max_distance, diagonal_gaps, ignore_start
+    grid, origin, direction, max_distance, diagonal_gaps, ignore_start, mask
         As for :func:`raycast`.
     max_results : int, optional
         Stop after this many hits.
@@ -155,7 +168,7 @@ def raycast_all(
     >>> [h.cell for h in raycast_all(grid, (0.5, 0.5), (1.0, 0.0), max_results=1)]
     [(1, 0)]
     """
-    check_map(grid)
+    grid = check_map(grid, mask)
     start = as_point("origin", origin)
     heading = as_direction("direction", direction)
     limit = as_max_distance(max_distance)
@@ -177,7 +190,12 @@ def raycast_all(
 
 
 def line_of_sight(
-    grid: Grid | TileMap | np.ndarray, a: Any, b: Any, *, diagonal_gaps: str = "block_if_both"
+    grid: Grid | TileMap | np.ndarray,
+    a: Any,
+    b: Any,
+    *,
+    diagonal_gaps: str = "block_if_both",
+    mask: int = ALL_LAYERS,
 ) -> bool:
     """Return True when no solid cell strictly between the cells of ``a`` and ``b`` blocks.
 
@@ -196,6 +214,8 @@ def line_of_sight(
         World points.
     diagonal_gaps : {"block_if_both", "block_if_either", "open"}
         As for :func:`raycast`.
+    mask : int, default ALL_LAYERS
+        The layers that block sight, as for :func:`raycast`.
 
     Returns
     -------
@@ -210,6 +230,8 @@ def line_of_sight(
     >>> line_of_sight(grid, (0.5, 1.5), (2.5, 1.5))
     True
     """
+    if mask is not ALL_LAYERS:
+        grid = check_map(grid, mask)
     view, _ = walk_map(grid)
     xa, ya = as_point("a", a)
     xb, yb = as_point("b", b)
