@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tilecast
+from strategies import GEOMETRIES, directions, points
 from tilecast import (
     ALL_LAYERS,
     Grid,
@@ -37,8 +38,6 @@ from tilecast import (
     wall_segments,
 )
 from tilecast.sensor import BeamModel
-
-from strategies import GEOMETRIES, directions, points
 
 MASKS = [0, 1, 2, 3, 4, 6, 0x80000000, 0xFFFFFFFE, ALL_LAYERS]
 
@@ -371,3 +370,102 @@ def test_likelihood_field_with_a_mask():
 
 def test_all_layers_is_exported():
     assert tilecast.ALL_LAYERS == 0xFFFFFFFF
+
+
+# ------------------------------------------------------------------- loaders
+DATA = __import__("pathlib").Path(__file__).parent / "data"
+
+_TMX = """<map orientation="orthogonal" width="4" height="2" tilewidth="2" tileheight="2">
+ <tileset firstgid="1" name="t" tilewidth="2" tileheight="2" tilecount="3">
+  <tile id="1" class="Water"/>
+  <tile id="2"><properties><property name="glass" type="bool" value="true"/></properties></tile>
+ </tileset>
+ <layer name="Walls" width="4" height="2"><data encoding="csv">1,0,3,0,0,2,0,0</data></layer>
+ <layer name="Fences" width="4" height="2"><data encoding="csv">0,0,0,1,0,0,0,1</data></layer>
+ <layer name="Decor" width="4" height="2"><data encoding="csv">1,1,1,1,1,1,1,1</data></layer>
+</map>"""
+
+
+def test_tiled_layer_bits_by_layer_class_and_property(tmp_path):
+    from tilecast.io import MapLoadError, load_tiled
+
+    path = tmp_path / "level.tmx"
+    path.write_text(_TMX)
+    bits = {"Walls": 1, "Fences": 8, "Water": 4, "glass": 2}
+    grid = load_tiled(path, solid="any", layer_bits=bits)
+    # Walls: tile 0 wall (1), tile 2 glass (2), tile 1 water (4); Fences: 8; Decor not read
+    assert grid.layers.tolist() == [[1, 0, 2, 8], [0, 4, 0, 8]]
+    assert grid.source["layers"] == ["Walls", "Fences"]
+    assert line_of_sight(grid, (1, 1), (7, 1), mask=1 | 8)  # sight through glass
+    assert not line_of_sight(grid, (1, 1), (7, 1), mask=2)
+    tmap = load_tiled(path, layer="Walls", solid="any", result="tilemap",
+                      layer_bits={"Water": 4, "glass": 2})  # fmt: skip
+    assert tmap.tileset.layers.tolist() == [1, 4, 2]
+    assert tmap.layers.tolist() == [[1, 0, 2, 0], [0, 4, 0, 0]]
+    with pytest.raises(MapLoadError, match="Lava"):
+        load_tiled(path, solid="any", layer_bits={"Lava": 16})
+    bad_bits = [({"Walls": 0}, ValueError), ({"Walls": -1}, ValueError),
+                ({"Walls": 2.0}, TypeError), ({1: 1}, TypeError), ([1], TypeError)]  # fmt: skip
+    for bad, error in bad_bits:
+        with pytest.raises(error, match="layer_bits"):
+            load_tiled(path, layer_bits=bad)
+
+
+def test_tiled_layer_bits_on_a_real_map():
+    from tilecast.io import load_tiled
+
+    path = DATA / "rs-tiled" / "tiled_group_layers.tmx"
+    grid = load_tiled(path, solid="any", layer_bits={"tile-1": 1, "tile-2": 2})
+    one = load_tiled(path, "tile-1", solid="any").solid
+    two = load_tiled(path, "tile-2", solid="any").solid
+    assert np.array_equal(grid.layers, one * 1 + two * 2)
+    assert np.array_equal(grid.masked(2).solid, two)
+
+
+def test_ldtk_value_bits_on_a_real_project():
+    from tilecast.io import load_ldtk
+
+    path = DATA / "ldtk" / "AutoLayers_1_basic.ldtk"
+    plain = load_ldtk(path)
+    layered = load_ldtk(path, value_bits={1: 4})
+    assert plain.solid.any()
+    assert np.array_equal(layered.layers, plain.solid * 4)
+    assert not load_ldtk(path, value_bits={2: 1}).solid.any()  # no value 2 on this level
+    with pytest.raises(ValueError, match="not both"):
+        load_ldtk(path, solid_values={1}, value_bits={1: 1})
+    with pytest.raises(ValueError, match="value_bits"):
+        load_ldtk(path, value_bits={1: 0})
+    with pytest.raises(TypeError, match="value_bits"):
+        load_ldtk(path, value_bits={"walls": 1})
+
+
+def test_movingai_terrain_bits_on_a_real_map():
+    from tilecast.io import load_movingai
+
+    path = DATA / "movingai" / "level1.map"
+    plain = load_movingai(path)
+    layered = load_movingai(path, terrain_bits={"T": 2, "S": 8})
+    assert np.array_equal(layered.solid, plain.solid | (layered.layers == 8))
+    assert (layered.layers == 2).sum() == 1 and (layered.layers == 8).sum() == 2
+    assert np.array_equal(layered.masked(1).solid, load_movingai(path, passable=".GST").solid)
+    with pytest.raises(TypeError, match="terrain_bits"):
+        load_movingai(path, terrain_bits={"TT": 2})
+    with pytest.raises(ValueError, match="terrain_bits"):
+        load_movingai(path, terrain_bits={"T": 2**32})
+
+
+def test_ros_maps_put_unknown_space_on_layer_two():
+    pytest.importorskip("yaml")
+    pytest.importorskip("PIL")
+    from tilecast.io import load_ros_map
+
+    unknown_cells = 0
+    for name in ("tb3_sandbox.yaml", "depot.yaml", "testmap.yaml"):
+        path = DATA / "navigation2" / name
+        layered = load_ros_map(path)
+        free_unknown = load_ros_map(path, unknown="free")
+        assert set(np.unique(layered.layers).tolist()) <= {0, 1, 2}
+        assert np.array_equal(layered.masked(1).solid, free_unknown.solid)
+        assert np.array_equal(layered.solid, free_unknown.solid | (layered.layers == 2))
+        unknown_cells += int((layered.layers == 2).sum())
+    assert unknown_cells > 0  # the maps do have unknown space

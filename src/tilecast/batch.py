@@ -249,9 +249,9 @@ def raycast_many(
     ([[1, 0], [-1, -1]], [[0, 2], [-1, -1]], [4.0, 2.5])
     """
     # a raw array is wrapped once, here (a Grid or TileMap passes as it is)
-    if mask is not ALL_LAYERS:
-        grid = check_map(grid, mask)
-    world = grid if type(grid) is Grid or type(grid) is TileMap else check_map(grid)
+    world: Any = grid if mask is ALL_LAYERS else check_map(grid, mask)
+    if type(world) is not Grid and type(world) is not TileMap:
+        world = check_map(world)
     view, is_tilemap = walk_map(world)
     gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
     ignore = as_flag("ignore_start", ignore_start)
@@ -614,7 +614,7 @@ def scan(
     >>> scan(grid, (1.5, 1.5, 0.0), [0.0], 5.0, dtype=np.float32).dtype
     dtype('float32')
     """
-    grid = check_map(grid, mask)
+    world = check_map(grid, mask)
     if isinstance(pose, str | bytes) or not hasattr(pose, "__len__") or len(pose) != 3:
         raise ValueError("pose must be (x, y, theta)")
     x = as_finite_float("pose[0]", pose[0])
@@ -622,10 +622,10 @@ def scan(
     theta = as_finite_float("pose[2]", pose[2])
     if out is None:
         ranges: NDArray[np.floating[Any]] = _scan_many(
-            grid, [(x, y, theta)], angles, max_range, "pose", None, dtype
+            world, [(x, y, theta)], angles, max_range, "pose", None, dtype
         )[0]
         return ranges
     n_beams = len(as_angles(angles))
     check_out(out, (n_beams,), RANGE_DTYPES, (angles,))
-    _scan_many(grid, [(x, y, theta)], angles, max_range, "pose", out.reshape(1, n_beams))
+    _scan_many(world, [(x, y, theta)], angles, max_range, "pose", out.reshape(1, n_beams))
     return out

@@ -41,8 +41,7 @@ from tilecast._validate import (
     as_range_dtype,
     as_real_array,
 )
-from tilecast._walkspec import DIAGONAL_GAPS
-from tilecast._walkspec import ALL_LAYERS
+from tilecast._walkspec import ALL_LAYERS, DIAGONAL_GAPS
 from tilecast.grid import Grid, check_map
 from tilecast.results import Hits
 from tilecast.tiles import TileMap
@@ -367,7 +366,7 @@ def scan_likelihood(
     True
     """
     da = _dask_array()
-    world = check_map(grid, mask)
+    world: Any = check_map(grid, mask)
     angle_array = as_angles(angles)
     # the local call on no poses checks observed, max_range and the sensor model
     sensor.scan_likelihood(world, np.empty((0, 3)), angle_array, observed, max_range=max_range,

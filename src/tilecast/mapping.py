@@ -455,9 +455,11 @@ class OccupancyGrid:
 
         A cell is occupied where its probability is above ``occupied``, free
         where it is below ``free``, unknown in between (nav2's ``trinary``
-        rule). Until grids carry layer bits (DESIGN 20: occupied 1, unknown
-        2), the grid's solid cells are the occupied ones: unknown space is
-        free to rays, as ``mask=1`` will read it.
+        rule). The grid's cells carry layer bits (DESIGN 20): occupied cells
+        are on layer 1, unknown ones on layer 2, free ones on none; so a
+        query with ``mask=1`` reads unknown space as free, and the default
+        mask (or ``mask=3``) as a wall. :func:`tilecast.io.load_ros_map`
+        reads the map :meth:`save_ros` writes back with the same bits.
 
         Parameters
         ----------
@@ -475,15 +477,15 @@ class OccupancyGrid:
         --------
         >>> from tilecast import OccupancyGrid
         >>> grid = OccupancyGrid((1, 4), resolution=1.0)
-        >>> grid.integrate([(0.5, 0.5, 0.0)] * 3, [[2.0]] * 3, [0.0], max_range=5.0)
-        >>> grid.to_grid().solid.astype(int).tolist()
+        >>> grid.integrate([(0.5, 0.5, 0.0)] * 6, [[2.0]] * 6, [0.0], max_range=5.0)
+        >>> grid.to_grid().layers.tolist()  # free, free, occupied, unknown (never seen)
+        [[0, 0, 1, 2]]
+        >>> grid.to_grid().masked(1).solid.astype(int).tolist()  # unknown read as free
         [[0, 0, 1, 0]]
         """
         as_choice("outside", outside, ("empty", "solid"))
         bits = self._layer_bits(occupied, free)
-        # With layer bits in Grid this becomes Grid(bits, ...): one line.
-        solid = bits == OCCUPIED_BIT
-        return Grid(solid, tile_size=self._resolution, origin=self._origin, outside=outside)
+        return Grid(bits, tile_size=self._resolution, origin=self._origin, outside=outside)
 
     def save_ros(self, path: Any, occupied: float = 0.65, free: float = 0.196) -> Path:
         """Write the map as a ROS map: a YAML file and a PGM image beside it.

@@ -113,15 +113,14 @@ def raycast(
     >>> raycast(glass, (0.5, 0.5), (1.0, 0.0), mask=1).cell  # sight passes the glass
     (2, 0)
     """
-    if mask is not ALL_LAYERS:
-        grid = check_map(grid, mask)
-    view, is_tilemap = walk_map(grid)
+    world = grid if mask is ALL_LAYERS else check_map(grid, mask)
+    view, is_tilemap = walk_map(world)
     x0, y0 = as_point("origin", origin)
     dx, dy = as_direction("direction", direction)
     limit = as_max_distance(max_distance)
     gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
     ignore = as_flag("ignore_start", ignore_start)
-    return first_hit(grid, view, is_tilemap, x0, y0, dx, dy, limit, gaps, ignore)
+    return first_hit(world, view, is_tilemap, x0, y0, dx, dy, limit, gaps, ignore)
 
 
 def raycast_all(
@@ -168,7 +167,7 @@ def raycast_all(
     >>> [h.cell for h in raycast_all(grid, (0.5, 0.5), (1.0, 0.0), max_results=1)]
     [(1, 0)]
     """
-    grid = check_map(grid, mask)
+    world = check_map(grid, mask)
     start = as_point("origin", origin)
     heading = as_direction("direction", direction)
     limit = as_max_distance(max_distance)
@@ -182,7 +181,7 @@ def raycast_all(
     hits: list[Hit] = []
     if max_results == 0:
         return hits
-    for hit in all_hits(grid, start, heading, limit, gaps, ignore):
+    for hit in all_hits(world, start, heading, limit, gaps, ignore):
         hits.append(hit)
         if max_results is not None and len(hits) >= max_results:
             break
@@ -230,13 +229,12 @@ def line_of_sight(
     >>> line_of_sight(grid, (0.5, 1.5), (2.5, 1.5))
     True
     """
-    if mask is not ALL_LAYERS:
-        grid = check_map(grid, mask)
-    view, _ = walk_map(grid)
+    world = grid if mask is ALL_LAYERS else check_map(grid, mask)
+    view, _ = walk_map(world)
     xa, ya = as_point("a", a)
     xb, yb = as_point("b", b)
     gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
-    return sight(grid, view, (xa, ya), (xb, yb), gaps)
+    return sight(world, view, (xa, ya), (xb, yb), gaps)
 
 
 def traverse(

@@ -313,10 +313,11 @@ class World:
                     if old != key:
                         del self._accel[old]
                 view = self.accelerator(key, _MaskedView.of(mask))
-        return view.world  # type: ignore[no-any-return]
+        world: World = view.world
+        return world
 
     def _unfiltered_by(self, mask: int) -> bool:
-        """True when ``mask`` keeps every solid cell (the map itself is the view)."""
+        """Return True when ``mask`` keeps every solid cell (the map itself is the view)."""
         return False
 
     def _filtered(self, mask: int) -> World:
