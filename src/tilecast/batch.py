@@ -186,6 +186,7 @@ def raycast_many(
     *,
     diagonal_gaps: str = "block_if_both",
     ignore_start: bool = False,
+    mask: int = ALL_LAYERS,
     bodies: SpatialHash | None = None,
     ignore: Any = None,
 ) -> Hits:
@@ -210,6 +211,8 @@ def raycast_many(
         As for :func:`tilecast.raycast`.
     ignore_start : bool, default False
         As for :func:`tilecast.raycast`.
+    mask : int, default ALL_LAYERS
+        The collision layers that stop the rays, as for :func:`tilecast.raycast`.
     bodies : SpatialHash, optional
         Moving bodies, as for :func:`tilecast.raycast` (a cell wins a tie);
         ``Hits.body`` holds the id of the body hit (``-1`` for a cell or a
@@ -255,7 +258,9 @@ def raycast_many(
     ([[1, 0], [-1, -1]], [[0, 2], [-1, -1]], [4.0, 2.5])
     """
     # a raw array is wrapped once, here (a Grid or TileMap passes as it is)
-    world = grid if type(grid) is Grid or type(grid) is TileMap else check_map(grid)
+    world: Any = grid if mask is ALL_LAYERS else check_map(grid, mask)
+    if type(world) is not Grid and type(world) is not TileMap:
+        world = check_map(world)
     view, is_tilemap = walk_map(world)
     gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
     start_free = as_flag("ignore_start", ignore_start)
@@ -293,9 +298,8 @@ def raycast_many(
     pixels = pixel if is_tilemap else None
     if bodies is None:
         return Hits(distance < math.inf, distance, point, normal, cell, inside, pixels)
-    # mask (DESIGN 20): the query's mask goes here once map queries take one
     body = _engine.bodies_many(hash_, view, (origin_array, stride, direction_array, max_distances),
-                               (distance, point, normal, cell, inside, pixels), ALL_LAYERS,
+                               (distance, point, normal, cell, inside, pixels), int(mask),
                                ignore)  # fmt: skip
     return Hits(distance < math.inf, distance, point, normal, cell, inside, pixels, body)
 
@@ -371,6 +375,7 @@ def scan_many(
     *,
     out: NDArray[np.floating[Any]] | None = None,
     dtype: Any = np.float64,
+    mask: int = ALL_LAYERS,
     bodies: SpatialHash | None = None,
     ignore: Any = None,
 ) -> NDArray[np.floating[Any]]:
@@ -393,6 +398,9 @@ def scan_many(
         one (no allocation per call in a filter's loop).
     dtype : float32 or float64, default float64
         The type of the new array when ``out`` is None (``out`` sets its own).
+    mask : int, default ALL_LAYERS
+        The collision layers the beams see, as for :func:`tilecast.raycast`
+        (on a ROS map, ``mask=1`` reads unknown cells as free).
     bodies : SpatialHash, optional
         Moving bodies the beams stop on too (the first contact among cells
         and bodies, as :func:`tilecast.raycast` decides it; a beam starting
@@ -428,15 +436,19 @@ def scan_many(
     >>> scan_many(Grid(np.zeros((4, 4), bool)), [(1.5, 1.5, 0.0)], [0.0], np.inf).tolist()
     [[inf]]
     """
-    return _scan_many(grid, poses, angles, max_range, "poses", out, dtype, bodies, ignore)
+    return _scan_many(grid, poses, angles, max_range, "poses", out, dtype, mask, bodies, ignore)
 
 
 def _scan_many(
     grid: Any, poses: Any, angles: Any, max_range: Any, pose_name: str, out: Any = None,
-    dtype: Any = np.float64, bodies: Any = None, ignore: Any = None,
+    dtype: Any = np.float64, mask: Any = ALL_LAYERS, bodies: Any = None, ignore: Any = None,
+    body_mask: int | None = None,
 ) -> NDArray[np.floating[Any]]:  # fmt: skip
-    """``scan_many``; a ray whose numbers overflow names ``pose_name`` (row k)."""
-    world = check_map(grid)
+    """``scan_many``; a ray whose numbers overflow names ``pose_name`` (row k).
+
+    ``mask`` filters the map; ``body_mask`` (default ``mask``) the bodies.
+    """
+    world = check_map(grid, mask)
     pose_array = as_poses(poses)
     angle_array = as_angles(angles)
     max_range = as_max_range(max_range)
@@ -455,7 +467,8 @@ def _scan_many(
 
         def cast_with_bodies() -> None:
             ranges = _scan_with_bodies(world, pose_array, angle_array, max_range, pose_name,
-                                       hash_, ignore)  # fmt: skip
+                                       hash_, (int(mask if body_mask is None else body_mask),
+                                               ignore))  # fmt: skip
             _round_into(flat, ranges)
 
         world.consistent(cast_with_bodies)
@@ -481,12 +494,12 @@ def _scan_many(
 
 def _scan_with_bodies(
     world: Any, poses: NDArray[np.float64], angles: NDArray[np.float64], max_range: float,
-    pose_name: str, bodies: SpatialHash, ignore: Any,
+    pose_name: str, bodies: SpatialHash, which: tuple[int, Any],
 ) -> NDArray[np.float64]:  # fmt: skip
     """Return the ranges of a scan among bodies: beams cast as :func:`raycast_many` rays.
 
     The beams are :func:`beam_directions` (so the cells' answers are the
-    scan's, bit for bit); ``max_range`` where nothing is hit.
+    scan's, bit for bit); ``max_range`` where nothing is hit; ``which``: ``(mask, ignore)``.
     """
     view, is_tilemap = walk_map(world)
     n_beams = len(angles)
@@ -497,10 +510,10 @@ def _scan_with_bodies(
     hits = _cast(world, view, is_tilemap, origins, n_beams, directions, limits, 0, False, n,
                  pose_name)  # fmt: skip
     distance, point, normal, cell, inside, pixel = hits
-    # mask (DESIGN 20): the query's mask goes here once map queries take one
+    mask, ignore = which
     _engine.bodies_many(bodies, view, (origins, n_beams, directions, limits),
                         (distance, point, normal, cell, inside, pixel if is_tilemap else None),
-                        ALL_LAYERS, ignore)  # fmt: skip
+                        mask, ignore)  # fmt: skip
     ranges: NDArray[np.float64] = np.minimum(distance, max_range)
     return ranges
 
@@ -650,12 +663,13 @@ def scan(
     *,
     out: NDArray[np.floating[Any]] | None = None,
     dtype: Any = np.float64,
+    mask: int = ALL_LAYERS,
     bodies: SpatialHash | None = None,
     ignore: Any = None,
 ) -> NDArray[np.floating[Any]]:
     """Lidar-style ranges for one pose ``(x, y, theta)``, shape (B,); see :func:`scan_many`.
 
-    ``out`` (a float32 or float64 array of shape (B,)), ``dtype``,
+    ``out`` (a float32 or float64 array of shape (B,)), ``dtype``, ``mask``,
     ``max_range=inf``, ``bodies`` and ``ignore`` work as for :func:`scan_many`.
 
     Examples
@@ -668,7 +682,7 @@ def scan(
     >>> scan(grid, (1.5, 1.5, 0.0), [0.0], 5.0, dtype=np.float32).dtype
     dtype('float32')
     """
-    check_map(grid)
+    world = check_map(grid, mask)
     if isinstance(pose, str | bytes) or not hasattr(pose, "__len__") or len(pose) != 3:
         raise ValueError("pose must be (x, y, theta)")
     x = as_finite_float("pose[0]", pose[0])
@@ -676,11 +690,21 @@ def scan(
     theta = as_finite_float("pose[2]", pose[2])
     if out is None:
         ranges: NDArray[np.floating[Any]] = _scan_many(
-            grid, [(x, y, theta)], angles, max_range, "pose", None, dtype, bodies, ignore
+            world,
+            [(x, y, theta)],
+            angles,
+            max_range,
+            "pose",
+            None,
+            dtype,
+            ALL_LAYERS,
+            bodies,
+            ignore,
+            mask,
         )[0]
         return ranges
     n_beams = len(as_angles(angles))
     check_out(out, (n_beams,), RANGE_DTYPES, (angles,))
-    _scan_many(grid, [(x, y, theta)], angles, max_range, "pose", out.reshape(1, n_beams),
-               np.float64, bodies, ignore)  # fmt: skip
+    _scan_many(world, [(x, y, theta)], angles, max_range, "pose", out.reshape(1, n_beams),
+               np.float64, ALL_LAYERS, bodies, ignore, mask)  # fmt: skip
     return out

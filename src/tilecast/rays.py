@@ -56,6 +56,7 @@ def raycast(
     *,
     diagonal_gaps: str = "block_if_both",
     ignore_start: bool = False,
+    mask: int = ALL_LAYERS,
     bodies: SpatialHash | None = None,
     ignore: Any = None,
 ) -> Hit | None:
@@ -83,6 +84,10 @@ def raycast(
         (closed-box physics), or never.
     ignore_start : bool, default False
         Let a ray that starts inside a solid cell leave that cell freely.
+    mask : int, default ALL_LAYERS
+        The collision layers that stop the ray: a cell (a tile's pixels)
+        blocks when ``layers & mask != 0`` (:meth:`~tilecast.World.masked`);
+        the answer is the one on the map with every other cell emptied.
     bodies : SpatialHash, optional
         Moving bodies: the answer is the first contact among the map's solid
         cells and the bodies (those whose layers meet the query's mask),
@@ -122,6 +127,11 @@ def raycast(
     True
     >>> raycast(grid, (0.5, 0.5), (1.0, 0.0)) is None  # leaves the map
     True
+    >>> glass = Grid([[0, 2, 1]])  # layer 2 glass, then a layer 1 wall
+    >>> raycast(glass, (0.5, 0.5), (1.0, 0.0)).cell
+    (1, 0)
+    >>> raycast(glass, (0.5, 0.5), (1.0, 0.0), mask=1).cell  # sight passes the glass
+    (2, 0)
 
     With bodies (a circle in front of the wall, then left out):
 
@@ -134,18 +144,18 @@ def raycast(
     >>> raycast(grid, (0.5, 0.5), (1.0, 0.0), bodies=crowd, ignore=7) is None
     True
     """
-    view, is_tilemap = walk_map(grid)
+    world = grid if mask is ALL_LAYERS else check_map(grid, mask)
+    view, is_tilemap = walk_map(world)
     x0, y0 = as_point("origin", origin)
     dx, dy = as_direction("direction", direction)
     limit = as_max_distance(max_distance)
     gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
     start_free = as_flag("ignore_start", ignore_start)
-    hit = first_hit(grid, view, is_tilemap, x0, y0, dx, dy, limit, gaps, start_free)
+    hit = first_hit(world, view, is_tilemap, x0, y0, dx, dy, limit, gaps, start_free)
     if bodies is None:
         return hit
-    # mask (DESIGN 20): the query's mask goes here once map queries take one
-    mask = ALL_LAYERS
-    return first_with_bodies(as_bodies(bodies), view, hit, (x0, y0, dx, dy), limit, mask, ignore)
+    return first_with_bodies(as_bodies(bodies), view, hit, (x0, y0, dx, dy), limit, int(mask),
+                             ignore)  # fmt: skip
 
 
 def raycast_all(
@@ -157,6 +167,7 @@ def raycast_all(
     max_results: int | None = None,
     diagonal_gaps: str = "block_if_both",
     ignore_start: bool = False,
+    mask: int = ALL_LAYERS,
     bodies: SpatialHash | None = None,
     ignore: Any = None,
 ) -> list[Hit]:
@@ -170,7 +181,7 @@ def raycast_all(
 
     Parameters
     ----------
-    grid, origin, direction, max_distance, diagonal_gaps, ignore_start
+    grid, origin, direction, max_distance, diagonal_gaps, ignore_start, mask
         As for :func:`raycast`.
     max_results : int, optional
         Stop after this many hits.
@@ -198,7 +209,7 @@ def raycast_all(
     >>> [h.cell for h in raycast_all(grid, (0.5, 0.5), (1.0, 0.0), max_results=1)]
     [(1, 0)]
     """
-    check_map(grid)
+    world = check_map(grid, mask)
     start = as_point("origin", origin)
     heading = as_direction("direction", direction)
     limit = as_max_distance(max_distance)
@@ -212,12 +223,11 @@ def raycast_all(
     hits: list[Hit] = []
     if max_results == 0:
         return hits
-    cells: Iterator[Hit] = all_hits(grid, start, heading, limit, gaps, start_free)
+    cells: Iterator[Hit] = all_hits(world, start, heading, limit, gaps, start_free)
     if bodies is not None:
-        # mask (DESIGN 20): the query's mask goes here once map queries take one
-        found = as_bodies(bodies).ray_hits(start, heading, limit, ALL_LAYERS, ignore,
+        found = as_bodies(bodies).ray_hits(start, heading, limit, int(mask), ignore,
                                            exact_order=True)  # fmt: skip
-        cells = _interleave(cells, found, start, heading)
+        cells = _interleave(cells, found)
     for hit in cells:
         hits.append(hit)
         if max_results is not None and len(hits) >= max_results:
@@ -225,10 +235,7 @@ def raycast_all(
     return hits
 
 
-def _interleave(
-    cells: Iterator[Hit], found: list[Any], start: tuple[float, float],
-    heading: tuple[float, float],
-) -> Iterator[Hit]:  # fmt: skip
+def _interleave(cells: Iterator[Hit], found: list[Any]) -> Iterator[Hit]:
     """Merge the cell hits and the body contacts by distance (a cell first on a tie)."""
     pending = list(found)
     for hit in cells:
@@ -246,7 +253,7 @@ def _body_hit(contact: Any, normal: tuple[float, float]) -> Hit:
 
 def line_of_sight(
     grid: Grid | TileMap | np.ndarray, a: Any, b: Any, *, diagonal_gaps: str = "block_if_both",
-    bodies: SpatialHash | None = None, ignore: Any = None,
+    mask: int = ALL_LAYERS, bodies: SpatialHash | None = None, ignore: Any = None,
 ) -> bool:  # fmt: skip
     """Return True when no solid cell strictly between the cells of ``a`` and ``b`` blocks.
 
@@ -265,6 +272,8 @@ def line_of_sight(
         World points.
     diagonal_gaps : {"block_if_both", "block_if_either", "open"}
         As for :func:`raycast`.
+    mask : int, default ALL_LAYERS
+        The layers that block sight, as for :func:`raycast`.
     bodies : SpatialHash, optional
         Bodies block too: the sight is blocked when a body (not in
         ``ignore``, its layers meeting the mask) meets the ray from ``a``
@@ -289,16 +298,15 @@ def line_of_sight(
     >>> line_of_sight(grid, (0.5, 1.5), (2.5, 1.5))
     True
     """
-    view, _ = walk_map(grid)
+    world = grid if mask is ALL_LAYERS else check_map(grid, mask)
+    view, _ = walk_map(world)
     xa, ya = as_point("a", a)
     xb, yb = as_point("b", b)
     gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
     if bodies is not None:
-        hash_ = as_bodies(bodies)
-        # mask (DESIGN 20): the query's mask goes here once map queries take one
-        if blocked_by_bodies(hash_, (xa, ya), (xb, yb), ALL_LAYERS, ignore):
+        if blocked_by_bodies(as_bodies(bodies), (xa, ya), (xb, yb), int(mask), ignore):
             return False
-    return sight(grid, view, (xa, ya), (xb, yb), gaps)
+    return sight(world, view, (xa, ya), (xb, yb), gaps)
 
 
 def traverse(
