@@ -457,7 +457,7 @@ def bodies_many(
     >>> hits = raycast_many(Grid([[0, 0, 0, 1]]), (0.5, 0.5), [(1.0, 0.0), (-1.0, 0.0)],
     ...                     bodies=bodies)
     >>> hits.body.tolist(), hits.distance.tolist()
-    [[3, -1], [1.0, inf]]
+    ([3, -1], [1.0, inf])
     """
     from tilecast._threads import run_tasks
 

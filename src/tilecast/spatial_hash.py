@@ -11,9 +11,9 @@ rebuilt in one compiled pass after edits (on the next query, or at once by
 
 Exactness: rectangle and circle queries decide contact exactly on the
 float64 values given, touching counts. Ray queries decide exactly whether a
-ray meets an object and, in the ray queries on maps (``bodies=``), which
-contact comes first (:mod:`tilecast._kernels.shapes`); ``query_ray`` reports
-float64 distances and orders them by that value (ties by id).
+ray meets an object and which contact comes first (exact ties by id), in
+``query_ray`` and in the ray queries on maps (``bodies=``;
+:mod:`tilecast._kernels.shapes`); distances are float64, within a few ulps.
 
 Range: any finite values. A ray's direction may be any non-zero finite
 vector (it is rescaled by a power of two, exactly), and contact distances are
@@ -53,9 +53,6 @@ from tilecast.results import RayContact
 
 __all__ = ["SpatialHash"]
 
-# Ray contacts are computed on shapes scaled (by a power of two) below this.
-_SAFE_MAGNITUDE = 2.0**500
-
 # slot kinds, as tilecast._kernels.bodies numbers them
 _FREE, _BOX, _SEGMENT, _CIRCLE, _POLYGON = 0, 1, 2, 3, 4
 _KIND_NAMES = {_BOX: "box", _SEGMENT: "segment", _CIRCLE: "circle", _POLYGON: "polygon"}
@@ -76,82 +73,6 @@ _ShapeGeometry: TypeAlias = (
     | tuple[tuple[float, float], float]
     | tuple[tuple[float, float], ...]
 )
-
-
-# ------------------------------------------------------------ ray contacts
-def ray_contact(
-    kind: int, g: tuple[float, ...], px: float, py: float, dx: float, dy: float
-) -> float | None:
-    """Smallest ``t >= 0`` with ``p + t*d`` in the closed shape, in float64; None if none.
-
-    ``d`` is expected near unit size (``query_ray`` rescales it). Large shapes
-    and origins are scaled down by a power of two first (``t`` scales with
-    them), so no intermediate overflows; a ``t`` beyond the double range is None.
-    """
-    big = max(abs(px), abs(py), abs(g[0]), abs(g[1]), abs(g[2]), abs(g[3]))
-    if big > _SAFE_MAGNITUDE:
-        shift = -math.frexp(big)[1]
-        scaled = tuple(math.ldexp(v, shift) for v in g)
-        t = _contact(kind, scaled, math.ldexp(px, shift), math.ldexp(py, shift), dx, dy)
-        if t is None:
-            return None
-        try:
-            return math.ldexp(t, -shift)
-        except OverflowError:  # farther than the largest double
-            return None
-    return _contact(kind, g, px, py, dx, dy)
-
-
-def _contact(
-    kind: int, g: tuple[float, ...], px: float, py: float, dx: float, dy: float
-) -> float | None:
-    if kind == _BOX:
-        x0, y0, x1, y1 = g[:4]
-        t_in, t_out = 0.0, math.inf
-        for p, d, lo, hi in ((px, dx, x0, x1), (py, dy, y0, y1)):
-            if d == 0.0:
-                if p < lo or p > hi:
-                    return None
-                continue
-            ta, tb = (lo - p) / d, (hi - p) / d
-            t_in, t_out = max(t_in, min(ta, tb)), min(t_out, max(ta, tb))
-        return t_in if t_in <= t_out else None
-    if kind == _CIRCLE:
-        cx, cy, r = g[:3]
-        fx, fy = px - cx, py - cy
-        c = fx * fx + fy * fy - r * r
-        if c <= 0.0:
-            return 0.0
-        a = dx * dx + dy * dy
-        b = fx * dx + fy * dy
-        if b >= 0.0:
-            return None
-        # a * (r**2 - squared distance of the line from the centre): no
-        # cancellation of two huge terms, unlike b*b - a*c
-        cross = fx * dy - fy * dx
-        disc = a * (r * r) - cross * cross
-        if disc < 0.0:
-            return None
-        # the smaller root, in the cancellation-free form c / q
-        return c / (-b + math.sqrt(disc))
-    ax, ay, bx, by = g[:4]
-    ex, ey = bx - ax, by - ay
-    wx, wy = ax - px, ay - py
-    denom = dx * ey - dy * ex
-    if denom != 0.0:
-        t = (wx * ey - wy * ex) / denom
-        s = (wx * dy - wy * dx) / denom
-        if t >= 0.0 and 0.0 <= s <= 1.0:
-            return t
-        return None
-    if wx * dy - wy * dx != 0.0:
-        return None  # parallel, not collinear
-    dd = dx * dx + dy * dy
-    ta = (wx * dx + wy * dy) / dd
-    tb = ((bx - px) * dx + (by - py) * dy) / dd
-    if max(ta, tb) < 0.0:
-        return None
-    return max(min(ta, tb), 0.0)
 
 
 def as_layers(name: str, value: Any) -> int:
@@ -808,8 +729,9 @@ class SpatialHash:
         Yields
         ------
         RayContact
-            ``(id, distance, point)`` in increasing ``distance`` (float64;
-            equal distances by id).
+            ``(id, distance, point)`` in the exact order of the contacts
+            (exact ties by id); ``distance`` and ``point`` in float64, within
+            a few ulps.
 
         Examples
         --------
@@ -823,7 +745,7 @@ class SpatialHash:
         px, py = as_point("origin", origin)
         dx, dy = as_direction("direction", direction)
         max_d = as_nonnegative_float("max_distance", max_distance, allow_inf=True)
-        return iter([c for c, _ in self.ray_hits((px, py), (dx, dy), max_d)])
+        return iter([c for c, _ in self.ray_hits((px, py), (dx, dy), max_d, exact_order=True)])
 
     def ray_hits(
         self, origin: tuple[float, float], direction: tuple[float, float], max_distance: float,

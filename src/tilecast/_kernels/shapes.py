@@ -101,6 +101,15 @@ def ex_sign(e):
 
 
 @internal
+def ex_value_of(e):
+    """The double nearest (within an ulp) the exact value of an expansion from :func:`compress`."""
+    total = 0.0
+    for k in range(e.shape[0]):
+        total += e[k]
+    return total
+
+
+@internal
 def ex_value(a):
     e = np.empty(1)
     e[0] = a
@@ -151,6 +160,79 @@ def ex_dot(ax, ay, bx, by):
 
 
 @internal
+def _exponent(big):
+    """The power of two that brings ``big`` (> 0) into [0.5, 1); 0 for 0 or beyond the range."""
+    if big == 0.0 or not math.isfinite(big):
+        return 0
+    return -math.frexp(big)[1]
+
+
+@internal
+def ex_scaled(e, k):
+    """``e * 2**k``, component by component."""
+    out = np.empty(e.shape[0])
+    for i in range(e.shape[0]):
+        out[i] = math.ldexp(e[i], k)
+    return out
+
+
+@internal
+def ex_top(e):
+    """The largest magnitude among an expansion's components (0 for an empty one)."""
+    big = 0.0
+    for i in range(e.shape[0]):
+        big = max(big, abs(e[i]))
+    return big
+
+
+@internal
+def _cross_sign(ux, uy, vx, vy):
+    """Exact sign of ``u x v`` for expansions, each vector scaled on its own first.
+
+    Scaling ``u`` and ``v`` by powers of two keeps the sign and brings both
+    near 1, so the products neither overflow nor underflow.
+    """
+    ku = _exponent(max(ex_top(ux), ex_top(uy)))
+    kv = _exponent(max(ex_top(vx), ex_top(vy)))
+    return ex_sign(ex_cross(ex_scaled(ux, ku), ex_scaled(uy, ku),
+                            ex_scaled(vx, kv), ex_scaled(vy, kv)))  # fmt: skip
+
+
+@internal
+def _magnitude(c):
+    """The largest position among a contact's ingredients (its direction ``d`` left out)."""
+    if c.kind == AXIS:
+        return max(abs(c.g0), abs(c.g1))
+    if c.kind == EDGE:
+        return max(abs(c.g0), abs(c.g1), abs(c.g2), abs(c.g3))
+    if c.kind == ROOT:
+        return max(abs(c.g0), abs(c.g1), abs(c.g2))
+    return 0.0
+
+
+@internal
+def scale_positions(ray, c, k):
+    """The ray and the contact with every position times ``2**k`` (so ``t`` times ``2**k``).
+
+    The exact predicates are invariant under it (signs, and the order of two
+    contacts scaled alike); it keeps their products from overflowing or
+    underflowing when the coordinates are huge or tiny.
+    """
+    px, py, dx, dy = ray
+    sray = (math.ldexp(px, k), math.ldexp(py, k), dx, dy)
+    if c.kind == AXIS:
+        g0, g1, g2, g3 = math.ldexp(c.g0, k), math.ldexp(c.g1, k), c.g2, c.g3
+    elif c.kind == EDGE:
+        g0, g1 = math.ldexp(c.g0, k), math.ldexp(c.g1, k)
+        g2, g3 = math.ldexp(c.g2, k), math.ldexp(c.g3, k)
+    elif c.kind == ROOT:
+        g0, g1, g2, g3 = math.ldexp(c.g0, k), math.ldexp(c.g1, k), math.ldexp(c.g2, k), c.g3
+    else:
+        g0, g1, g2, g3 = c.g0, c.g1, c.g2, c.g3
+    return sray, Contact(c.kind, c.t, c.err, g0, g1, g2, g3)
+
+
+@internal
 def side(ray, x, y):
     """Exact sign of ``cross(d, q - p)``: 1 when ``q`` is left of the ray's line, -1 right, 0 on."""
     px, py, dx, dy = ray
@@ -162,8 +244,7 @@ def side(ray, x, y):
         return 1
     if -det > bound:
         return -1
-    e = ex_cross(ex_value(dx), ex_value(dy), ex_diff(x, px), ex_diff(y, py))
-    return ex_sign(e)
+    return _cross_sign(ex_value(dx), ex_value(dy), ex_diff(x, px), ex_diff(y, py))
 
 
 # -------------------------------------------------- exact contact values
@@ -250,6 +331,10 @@ def contact_order(ray, first, second):
         return -1
     if first.t - first.err > second.t + second.err:
         return 1
+    # one scale for both: positions near 1, t scaled alike (the order is kept)
+    k = _exponent(max(abs(ray[0]), abs(ray[1]), _magnitude(first), _magnitude(second)))
+    _, second = scale_positions(ray, second, k)
+    ray, first = scale_positions(ray, first, k)
     if first.kind == ROOT and second.kind == ROOT:
         return _root_vs_root(ray, first, second)
     if first.kind == ROOT:
@@ -263,9 +348,17 @@ def contact_order(ray, first, second):
 
 @internal
 def sign_of_t(ray, c):
-    """Exact sign of a rational contact's parameter."""
-    num, _den = rational(ray, c)
-    return ex_sign(num)
+    """Exact sign of a rational contact's parameter (each factor scaled on its own)."""
+    if c.kind == ZERO:
+        return 0
+    if c.kind == AXIS:
+        s = (c.g0 > c.g1) - (c.g0 < c.g1)
+        return s if c.g2 > 0.0 else -s
+    px, py, dx, dy = ray
+    ex, ey = ex_diff(c.g2, c.g0), ex_diff(c.g3, c.g1)
+    num = _cross_sign(ex_diff(c.g0, px), ex_diff(c.g1, py), ex, ey)
+    den = _cross_sign(ex_value(dx), ex_value(dy), ex, ey)
+    return num * den
 
 
 # -------------------------------------------------------------- contacts
@@ -401,12 +494,31 @@ def ray_circle(ray, cx, cy, r):
     sure_b = abs(b) > e_b
     sure_d = abs(disc) > e_d
     if not (sure_c and sure_b and sure_d):
-        _a_ex, b_ex, disc_ex = quadratic(ray, contact)
+        # the differences f = p - c exactly, then f and r scaled together (near 1):
+        # c = |f|**2 - r**2, b = f . d, disc = |d|**2 r**2 - (f x d)**2, all scaled alike
         f_x, f_y = ex_diff(px, cx), ex_diff(py, cy)
-        rr = ex_value(r)
-        c_sign = ex_sign(ex_add(ex_dot(f_x, f_y, f_x, f_y), ex_mul(rr, rr), -1))
+        k = _exponent(max(ex_top(f_x), ex_top(f_y), r))
+        f_x, f_y, rr = ex_scaled(f_x, k), ex_scaled(f_y, k), ex_value(math.ldexp(r, k))
+        ddx, ddy = ex_value(dx), ex_value(dy)
+        c_ex = ex_add(ex_dot(f_x, f_y, f_x, f_y), ex_mul(rr, rr), -1)
+        b_ex = ex_dot(f_x, f_y, ddx, ddy)
+        cross = ex_cross(f_x, f_y, ddx, ddy)
+        # disc's sign with (r, f x d) scaled together once more: the line's
+        # distance from the centre may be far below |f|
+        m = _exponent(max(ex_top(cross), ex_top(rr)))
+        cross_m, rr_m = ex_scaled(cross, m), ex_scaled(rr, m)
+        d_sign = ex_sign(ex_add(ex_mul(ex_dot(ddx, ddy, ddx, ddy), ex_mul(rr_m, rr_m)),
+                                ex_mul(cross_m, cross_m), -1))  # fmt: skip
+        disc_ex = ex_add(ex_mul(ex_dot(ddx, ddy, ddx, ddy), ex_mul(rr, rr)),
+                         ex_mul(cross, cross), -1)  # fmt: skip
+        c_sign = ex_sign(c_ex)
         b_sign = ex_sign(b_ex)
-        d_sign = ex_sign(disc_ex)
+        if c_sign > 0 and b_sign < 0 and d_sign >= 0:
+            # the float t from the exact c, b and disc, each rounded once: a few
+            # ulps even where the float ones cancel (grazing, near the surface)
+            q = -ex_value_of(b_ex) + math.sqrt(max(ex_value_of(disc_ex), 0.0))
+            t = math.ldexp(ex_value_of(c_ex) / q, -k)
+            contact = Contact(ROOT, t, math.inf, cx, cy, r, 0.0)
     else:
         c_sign = 1 if c > 0.0 else -1
         b_sign = 1 if b > 0.0 else -1
