@@ -357,13 +357,14 @@ def first_with_bodies(
     sdx, sdy = math.ldexp(dx, shift), math.ldexp(dy, shift)
     wall = _wall_line(view, x0, y0, sdx, sdy, hit)
     norm = math.sqrt(sdx * sdx + sdy * sdy)  # as the walk computes it
-    skip = bodies.ignored_slots(ignore)
+    bodies.ignored_slots(ignore)  # checked before any compiled code runs
     kernel = _first_contact or _load_first_contact(bodies)
     scaled = (x0, y0, sdx, sdy)
     limit_t = limit / norm
     bits = np.uint32(mask)
 
     def run(state: Any) -> tuple[int, float, float, float, int]:
+        skip = bodies.ignored_slots(ignore)  # read with the state: an edit reruns both
         slot, t, nx, ny = kernel(state, scaled, wall, limit_t, bits, skip)
         return slot, t, nx, ny, (int(state.ids[slot]) if slot >= 0 else -1)
 
@@ -427,12 +428,13 @@ def blocked_by_bodies(
     end = math.ldexp(1.0, -shift)  # the parameter of b on the scaled ray
     # parameter 1 of the given ray as an exact contact (1 - 0) / 2**shift; it wins ties
     wall = (2.0, 1.0, 0.0, math.ldexp(1.0, shift))
-    skip = bodies.ignored_slots(ignore)
+    bodies.ignored_slots(ignore)  # checked before any compiled code runs
     kernel = _first_contact or _load_first_contact(bodies)
     bits = np.uint32(mask)
     slot: int = bodies.consistent(
-        lambda state: kernel(state, (a[0], a[1], sdx, sdy), wall, end, bits, skip)[0]
-    )
+        lambda state: kernel(state, (a[0], a[1], sdx, sdy), wall, end, bits,
+                             bodies.ignored_slots(ignore))[0]
+    )  # fmt: skip
     return slot >= 0
 
 
@@ -481,7 +483,8 @@ def bodies_many(
     body_normal = np.zeros((n, 2))
 
     def run(state: Any) -> Any:
-        run_tasks(lambda lo, hi: kernel(state, lo, hi, batch, slot, t, body_normal), n)
+        rows = batch._replace(ignore=bodies.ignored_slots(ignore))
+        run_tasks(lambda lo, hi: kernel(state, lo, hi, rows, slot, t, body_normal), n)
         return np.where(slot >= 0, state.ids[np.maximum(slot, 0)], -1)
 
     body = bodies.consistent(run)

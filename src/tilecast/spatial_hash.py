@@ -774,20 +774,24 @@ class SpatialHash:
         dx, dy = math.ldexp(direction[0], shift), math.ldexp(direction[1], shift)
         norm = math.hypot(dx, dy)
         t_max = max_distance / norm
-        skip = self.ignored_slots(ignore)
+        self.ignored_slots(ignore)  # checked before any compiled code runs
         ray = (px, py, dx, dy)
         kernel = kernels("bodies").ray_contacts
         bits = np.uint32(mask)
 
         def run(state: Any) -> tuple[_IntArray, _FloatArray, _FloatArray]:
-            slots, ts, normals = kernel(state, ray, t_max, bits, skip)
+            slots, ts, normals = kernel(state, ray, t_max, bits, self.ignored_slots(ignore))
             return state.ids[slots], ts, normals
 
         ids, ts, normals = self.consistent(run)
         order = np.arange(len(ids)) if exact_order else np.lexsort((ids, ts))
         out: list[tuple[RayContact, tuple[float, float]]] = []
+        last = 0.0
         for k in order.tolist():
-            t = float(ts[k])
+            # in exact order, the float parameters never go back (they may round
+            # out of order among tiny or equal values)
+            t = max(float(ts[k]), last)
+            last = t
             distance = t * norm
             if not math.isfinite(distance):
                 continue
