@@ -42,6 +42,8 @@ KERNEL_TESTS = (
     "test_mapping.py",
     "test_visibility_scene.py",
     "test_concurrency.py",
+    "test_bodies.py",
+    "test_spatial_hash.py",
     "internal/test_walk.py",
     "internal/test_farwalk.py",
     "internal/test_sensor_kernel.py",
