@@ -148,6 +148,27 @@ def _lines() -> None:
     tilecast.lines([(0, 0)], [(5, 3)])
 
 
+def _bodies() -> None:
+    import numpy as np
+
+    import tilecast
+    from tilecast.data import example_map
+
+    grid = example_map()
+    bodies = tilecast.SpatialHash(1.0)
+    bodies.insert_many([1, 2], circles=[(5.0, 5.0, 0.5), (7.0, 5.0, 0.5)])
+    bodies.insert(3, polygon=[(2.0, 2.0), (3.0, 2.0), (2.5, 3.0)])
+    bodies.insert(4, segment=((1.0, 1.0), (1.0, 2.0)))
+    bodies.insert(5, box=(8.0, 8.0, 9.0, 9.0))
+    bodies.move_many([1, 2], [(0.5, 0.0), (-0.5, 0.0)])
+    bodies.query_rect((0.0, 0.0, 9.0, 9.0))
+    bodies.query_circle((5.0, 5.0), 2.0)
+    list(bodies.query_ray((0.5, 5.0), (1.0, 0.0)))
+    tilecast.raycast(grid, (5.5, 5.5), (1.0, 0.0), bodies=bodies, ignore=1)
+    tilecast.line_of_sight(grid, (1.5, 1.5), (8.5, 8.5), bodies=bodies)
+    tilecast.raycast_many(grid, (5.5, 5.5), np.array([(1.0, 0.0), (0.0, 1.0)]), bodies=bodies)
+
+
 #: The kernel families, in the order :func:`warmup` compiles them: a name
 #: and a call that uses every kernel of the family once on a tiny input.
 FAMILIES: tuple[tuple[str, Callable[[], None]], ...] = (
@@ -162,6 +183,7 @@ FAMILIES: tuple[tuple[str, Callable[[], None]], ...] = (
     ("fov_many and fov_counts", _fov_many),
     ("scan_likelihood", _scan_likelihood),
     ("VisibilityScene", _visibility_scene),
+    ("bodies (SpatialHash, bodies=)", _bodies),
 )
 
 
@@ -176,6 +198,7 @@ _GROUPS: tuple[tuple[tuple[str, ...], float], ...] = (
             "raycast_many on a TileMap",
             "scan_many",
             "scan_likelihood",
+            "bodies (SpatialHash, bodies=)",
         ),
         10.0,
     ),
