@@ -3,7 +3,9 @@
 ``two_sum`` and ``two_prod`` return a double and its exact rounding error
 (Knuth; Dekker with Veltkamp splitting, exact unless a product overflows or
 underflows). ``expansion_sign`` sums any number of doubles exactly
-(Shewchuk's grow-expansion with zero elimination) and returns the sign.
+(Shewchuk's grow-expansion with zero elimination) and returns the sign;
+``expansion_sign_in_place`` does it in the caller's scratch array (the walk's,
+which on a CUDA device is a local array: no heap there).
 """
 
 from __future__ import annotations
@@ -40,12 +42,18 @@ def two_prod(a, b):
 @internal
 def expansion_sign(terms):
     """Sign (-1, 0, 1) of the exact sum of the doubles in ``terms``."""
-    # h stays a non-overlapping expansion sorted by magnitude, so its sign is
-    # the sign of its largest non-zero component.
-    h = np.empty(terms.shape[0])
+    return expansion_sign_in_place(terms.copy())
+
+
+@internal
+def expansion_sign_in_place(h):
+    """:func:`expansion_sign` of the doubles in ``h``, overwriting ``h`` (no allocation)."""
+    # h[:m] stays a non-overlapping expansion sorted by magnitude, so its sign
+    # is the sign of its largest non-zero component; it grows in place over
+    # the terms already read (m <= k while term k is added).
     m = 0
-    for k in range(terms.shape[0]):
-        q = terms[k]
+    for k in range(h.shape[0]):
+        q = h[k]
         n = 0
         for idx in range(m):
             q, small = two_sum(q, h[idx])
