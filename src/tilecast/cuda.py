@@ -31,7 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 try:
-    from numba import cuda as _cuda
+    from numba import cuda as _numba_cuda
 except ImportError as exc:  # pragma: no cover - the extra is installed in CI
     raise ImportError(
         "tilecast.cuda needs numba-cuda and a CUDA toolkit: pip install 'tilecast[cuda]' "
@@ -54,6 +54,8 @@ from tilecast.grid import Grid, check_map
 from tilecast.results import Hits
 from tilecast.tiles import TileMap
 
+_cuda: Any = _numba_cuda  # numba-cuda is untyped
+
 __all__ = ["raycast_many", "scan_likelihood", "scan_many"]
 
 _THREADS = 128  # threads per block
@@ -63,7 +65,9 @@ _DLPACK_HOST = (1, 3)  # kDLCPU, kDLCUDAHost
 
 # ------------------------------------------------------------------ arrays
 def _require_cuda() -> None:
-    if not _cuda.is_available():
+    from numba import config
+
+    if not getattr(config, "ENABLE_CUDASIM", False) and not _cuda.is_available():
         raise ImportError(
             "tilecast.cuda found no CUDA GPU (numba.cuda.is_available() is False): install an "
             "NVIDIA driver and pip install 'tilecast[cuda]' (numba-cuda[cu12]); for tests "
@@ -72,7 +76,7 @@ def _require_cuda() -> None:
 
 
 def _device_of(value: Any) -> int | None:
-    """The CUDA device id of an array that says where it lives (DLPack), else None."""
+    """Return the CUDA device id of an array that says where it lives (DLPack), else None."""
     probe = getattr(value, "__dlpack_device__", None)
     if probe is None:
         return None
@@ -81,20 +85,21 @@ def _device_of(value: Any) -> int | None:
 
 
 def _on_device(value: Any) -> bool:
-    """A CUDA array: a Numba device array, or anything with ``__cuda_array_interface__``."""
+    """Tell a CUDA array: a Numba device array, or anything with ``__cuda_array_interface__``."""
     return bool(getattr(value, "__cuda_ndarray__", False)) or hasattr(
         value, "__cuda_array_interface__"
     )
 
 
 def _view(value: Any) -> Any:
-    """A Numba device array of CUDA array ``value`` (itself if it is one; else no copy)."""
+    """Return a Numba device array of CUDA array ``value`` (itself if it is one; no copy)."""
     return value if getattr(value, "__cuda_ndarray__", False) else _cuda.as_cuda_array(value)
 
 
 def _as_device(name: str, value: Any, function: str) -> Any:
-    """A Numba view of CUDA array ``value`` (no copy); TypeError naming ``name`` if on the host."""
+    """Return a Numba view of CUDA array ``value`` (no copy); TypeError naming ``name`` on host."""
     if _on_device(value):
+        _require_cuda()
         return _view(value)
     probe = getattr(value, "__dlpack_device__", None)
     if probe is not None and int(probe()[0]) in _DLPACK_CUDA:
@@ -105,6 +110,7 @@ def _as_device(name: str, value: Any, function: str) -> Any:
                 f"{name} is a DLPack CUDA array without __cuda_array_interface__: install cupy "
                 "(tilecast.cuda then reads it without a copy)"
             ) from None
+        _require_cuda()
         return _view(cupy.from_dlpack(value))
     raise TypeError(
         f"{name} is on the host ({type(value).__module__}.{type(value).__name__}): "
@@ -124,7 +130,7 @@ def _check_float_array(name: str, array: Any, shape: tuple[int | None, ...]) -> 
 
 
 def _one_device(named: dict[str, Any]) -> Any:
-    """The device every array in ``named`` is on (a context manager); ValueError if several."""
+    """Return the device every array in ``named`` is on (a context); ValueError if several."""
     found = {name: _device_of(value) for name, value in named.items()}
     ids = {device for device in found.values() if device is not None}
     if len(ids) > 1:
@@ -132,7 +138,7 @@ def _one_device(named: dict[str, Any]) -> Any:
         raise ValueError(f"the arrays are on different CUDA devices: {where}")
     from numba import config
 
-    if not ids or config.ENABLE_CUDASIM:
+    if not ids or getattr(config, "ENABLE_CUDASIM", False):
         return _NoSwitch()
     return _cuda.gpus[ids.pop()]
 
@@ -164,7 +170,7 @@ def _as_library(array: Any, library: str) -> Any:
 
 # --------------------------------------------------------------------- map
 def _device_map(world: Any) -> tuple[WalkMap, bool]:
-    """The walk's view of ``world`` on the current device: copied once per edit, then reused."""
+    """Return the walk's view of ``world`` on the current device: copied once per edit."""
     device = getattr(_cuda.get_current_device(), "id", 0)
 
     def build(world: Any) -> tuple[WalkMap, bool]:
@@ -220,7 +226,8 @@ def raycast_many(
     >>> import tilecast.cuda as tc
     >>> grid = Grid([[0, 0, 1]])
     >>> origins = cuda.to_device(np.array([[0.5, 0.5]]))  # doctest: +SKIP
-    >>> hits = tc.raycast_many(grid, origins, cuda.to_device(np.array([[1.0, 0.0]])))  # doctest: +SKIP
+    >>> directions = cuda.to_device(np.array([[1.0, 0.0]]))  # doctest: +SKIP
+    >>> hits = tc.raycast_many(grid, origins, directions)  # doctest: +SKIP
     >>> hits.distance.copy_to_host().tolist()  # doctest: +SKIP
     [1.5]
     """
@@ -247,7 +254,6 @@ def raycast_many(
         d_limits = _as_device("max_distance", max_distance, name)
         _check_float_array("max_distance", d_limits, (n,))
         arrays["max_distance"] = max_distance
-    _require_cuda()
     with _one_device(arrays):
         if d_limits is None:
             d_limits = _cuda.to_device(np.array([limit]))
@@ -270,13 +276,14 @@ def raycast_many(
                 _finish_rays(world, rays, out, hit, gaps, ignore)
     library = _library_of(origins)
     pixel = _as_library(out.pixel, library) if is_tilemap else None
-    return Hits(*(_as_library(a, library) for a in (hit, *out[:5])), pixel)
+    distance, point, normal, cell, inside = (_as_library(a, library) for a in out[:5])
+    return Hits(_as_library(hit, library), distance, point, normal, cell, inside, pixel)
 
 
 def _finish_rays(
     world: Any, rays: RayBatch, out: FirstHits, hit: Any, gaps: int, ignore: bool
 ) -> None:
-    """The flagged rows of a device batch, cast on the CPU (rare) and written back."""
+    """Cast the flagged rows of a device batch on the CPU (rare) and write them back."""
     from tilecast.batch import raycast_many as cpu_raycast_many
 
     n = hit.shape[0]
@@ -286,8 +293,14 @@ def _finish_rays(
         direction = rays.directions[0 if rays.directions.shape[0] == 1 else k].copy_to_host()
         limit = float(rays.max_distances[0 if rays.max_distances.shape[0] == 1 else k])
         try:
-            hits = cpu_raycast_many(world, origin[None], direction[None], np.array([limit]),
-                                    diagonal_gaps=DIAGONAL_GAPS[gaps], ignore_start=ignore)
+            hits = cpu_raycast_many(
+                world,
+                origin[None],
+                direction[None],
+                np.array([limit]),
+                diagonal_gaps=DIAGONAL_GAPS[gaps],
+                ignore_start=ignore,
+            )
         except ValueError as exc:  # fmt: skip
             raise ValueError(f"ray {k} of {n}: {exc}") from None
         out.distance[k] = hits.distance[0]
@@ -377,14 +390,13 @@ def _scan_input(
         angles = _view(angles).copy_to_host()
     angle_array = as_angles(angles)
     limit = as_max_range(max_range)
-    _require_cuda()
     return world, d_poses, angle_array, limit
 
 
 def _cast_beams(
     world: Any, d_poses: Any, angle_array: NDArray[np.float64], limit: float, flat: Any
 ) -> None:
-    """Every beam's range into ``flat`` (P * B,), on the current device; flagged beams on the CPU."""
+    """Cast every beam into ``flat`` (P * B,) on the current device; flagged beams on the CPU."""
     n = flat.shape[0]
     if n == 0:
         return
@@ -486,9 +498,12 @@ def scan_likelihood(
                     f"out must be a float64 CUDA array of shape ({n_poses},), got "
                     f"{result.dtype} {tuple(result.shape)}"
                 )
-        if isinstance(model, LikelihoodField) or (model is None) == (table is None) or (
-            model is not None and not isinstance(model, BeamModel)
-        ) or n_poses * n_beams == 0:
+        if (
+            isinstance(model, LikelihoodField)
+            or (model is None) == (table is None)
+            or (model is not None and not isinstance(model, BeamModel))
+            or n_poses * n_beams == 0
+        ):
             # no rays to cast (or the CPU call's own error): the CPU call, on host poses
             answer = cpu_scan_likelihood(grid, d_poses.copy_to_host(), angle_array, readings,
                                          max_range=limit, model=model, table=table,

@@ -283,7 +283,7 @@ def _table_evaluator(
 def table_terms(
     table: Any, resolution: Any, readings: NDArray[np.float64]
 ) -> tuple[NDArray[np.float64], NDArray[np.int64], float, float]:
-    """What the table kernel takes, checked: ``(log_rows, row_of_beam, step, last)``.
+    """Return what the table kernel takes, checked: ``(log_rows, row_of_beam, step, last)``.
 
     The logarithms of the table rows the observed scan uses, each beam's row
     among them, the table's step and its last expected index (as a float).

@@ -10,8 +10,6 @@ which on a CUDA device is a local array: no heap there).
 
 from __future__ import annotations
 
-import numpy as np
-
 from tilecast._kernels import internal
 
 _SPLITTER = 134217729.0  # 2**27 + 1

@@ -39,7 +39,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-import numpy as np
 from numba import cuda, float64
 from numba.core.dispatcher import Dispatcher
 
@@ -101,9 +100,7 @@ def _local_scratch16():
     return cuda.local.array(16, float64)
 
 
-walk_first = device_function(
-    walk.walk_first, {walk.scratch16.py_func: _local_scratch16}
-)
+walk_first = device_function(walk.walk_first, {walk.scratch16.py_func: _local_scratch16})
 
 
 @cuda.jit(device=True)
