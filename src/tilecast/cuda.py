@@ -58,7 +58,6 @@ _cuda: Any = _numba_cuda  # numba-cuda is untyped
 
 __all__ = ["raycast_many", "scan_likelihood", "scan_many"]
 
-_THREADS = 128  # threads per block
 _DLPACK_CUDA = (2, 13)  # kDLCUDA, kDLCUDAManaged
 _DLPACK_HOST = (1, 3)  # kDLCPU, kDLCUDAHost
 
@@ -181,10 +180,6 @@ def _device_map(world: Any) -> tuple[WalkMap, bool]:
     return world.snapshot(("cuda", device), build)  # type: ignore[no-any-return]
 
 
-def _blocks(n: int) -> int:
-    return max(1, -(-n // _THREADS))
-
-
 def _gpu() -> Any:
     return _engine.kernels("gpu")
 
@@ -270,8 +265,7 @@ def raycast_many(
             unsafe = _cuda.to_device(np.zeros(1, np.int64))
             gpu = _gpu()
             args = (view, rays, out, hit, unsafe)
-            gpu.compile_exact(gpu.cast_rays, args)
-            gpu.cast_rays[_blocks(n), _THREADS](*args)
+            gpu.launch(gpu.cast_rays, n, args)
             if int(unsafe.copy_to_host()[0]):
                 _finish_rays(world, rays, out, hit, gaps, ignore)
     library = _library_of(origins)
@@ -406,8 +400,7 @@ def _cast_beams(
     unsafe = _cuda.to_device(np.zeros(1, np.int64))
     gpu = _gpu()
     args = (view, d_poses, d_angles, limit, flat, status, unsafe)
-    gpu.compile_exact(gpu.cast_beams, args)
-    gpu.cast_beams[_blocks(n), _THREADS](*args)
+    gpu.launch(gpu.cast_beams, n, args)
     if not int(unsafe.copy_to_host()[0]):
         return
     from tilecast.batch import scan_many as cpu_scan_many
@@ -528,8 +521,7 @@ def scan_likelihood(
             gpu = _gpu()
             args = (ranges, n_beams, _cuda.to_device(log_rows), _cuda.to_device(row_of_beam),
                     step, last, result)  # fmt: skip
-            gpu.compile_exact(gpu.table_sums, args)
-            gpu.table_sums[_blocks(n_poses), _THREADS](*args)
+            gpu.launch(gpu.table_sums, n_poses, args)
     if out is not None:
         return out
     return _as_library(result, _library_of(poses))

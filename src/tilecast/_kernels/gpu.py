@@ -218,27 +218,37 @@ def no_contraction() -> Iterator[None]:
             nvvm.compile_ir = original
 
 
-_compiled: set[tuple[Any, ...]] = set()
+def launch(kernel: Any, n: int, args: tuple[Any, ...], threads: int = 128) -> None:
+    """Run ``kernel`` on ``args`` with one thread per item (``n`` of them), as compiled by
+    :func:`compile_exact` (never a version NVVM compiled with its defaults)."""
+    blocks = max(1, -(-n // threads))
+    from numba import config
+
+    if config.ENABLE_CUDASIM:  # the simulator compiles nothing
+        kernel[blocks, threads](*args)
+        return
+    compile_exact(kernel, args).launch(args, (blocks, 1, 1), (threads, 1, 1), 0, 0)
 
 
-def compile_exact(kernel: Any, args: tuple[Any, ...]) -> None:
-    """Compile ``kernel`` for the types of ``args`` without FMA, once; check its PTX.
+def compile_exact(kernel: Any, args: tuple[Any, ...]) -> Any:
+    """Compile ``kernel`` for the types of ``args`` without FMA (once); check its PTX.
 
-    The PTX is generated here and cached in the kernel's code library, so
-    the launch links exactly this code. (The simulator compiles nothing.)
+    Returns the compiled kernel. The PTX is generated here and cached in the
+    kernel's code library, so that launching it links exactly this code.
     """
-    from numba import config, typeof
-
-    if config.ENABLE_CUDASIM:
-        return
-
-    signature = tuple(typeof(a) for a in args)
-    key = (kernel, signature)
-    if key in _compiled:
-        return
+    signature = tuple(kernel.typeof_pyval(a) for a in args)  # as a launch types them
+    with _lock:
+        compiled = _compiled.get((kernel, signature))
+    if compiled is not None:
+        return compiled
     with no_contraction():
         compiled = kernel.compile(signature)
         ptx = compiled.inspect_asm()
     if "fma." in ptx:  # never expected: the answers would not be the CPU's
-        raise RuntimeError(f"tilecast: {kernel.__name__} compiled with fused multiply-adds")
-    _compiled.add(key)
+        raise RuntimeError(f"tilecast: {kernel.__name__} was compiled with fused multiply-adds")
+    with _lock:
+        _compiled[(kernel, signature)] = compiled
+    return compiled
+
+
+_compiled: dict[tuple[Any, ...], Any] = {}
