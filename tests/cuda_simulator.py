@@ -20,10 +20,13 @@ import pytest
 if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":  # pragma: no cover - run by test_cuda.py
     pytest.skip("runs on the CUDA simulator (tests/test_cuda.py)", allow_module_level=True)
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numba import cuda
 
 import tilecast
 import tilecast.cuda as tc
+from strategies import directions, grids, points
 from tilecast import BeamModel, Grid, TileMap, TileSet
 
 FIELDS = ("hit", "distance", "point", "normal", "cell", "inside")
@@ -92,6 +95,18 @@ def test_grid_rays(rng, walls, outside):
     cpu = _check_rays(grid, origins, directions)
     assert cpu.hit.any() and (outside == "solid") == cpu.hit.all()
     assert cpu.inside.any()  # some rays start inside a wall
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.data())
+def test_grid_rays_hypothesis(data):
+    """The CPU tests' strategies: corners, grid lines, odd tile sizes, tiny directions."""
+    grid = data.draw(grids())
+    origins = np.array([data.draw(points(grid)) for _ in range(12)])
+    rays = np.array([data.draw(directions(grid)) for _ in range(12)])
+    gaps = data.draw(st.sampled_from(["block_if_both", "block_if_either", "open"]))
+    _check_rays(grid, origins, rays, data.draw(st.sampled_from([math.inf, 2.0, 7.5])),
+                diagonal_gaps=gaps)  # fmt: skip
 
 
 def test_grid_rays_options(rng, walls):

@@ -150,20 +150,18 @@ class _NoSwitch:
         return None
 
 
-def _library_of(value: Any) -> str:
-    return type(value).__module__.split(".")[0]
-
-
-def _as_library(array: Any, library: str) -> Any:
-    """Device array ``array`` as the caller's library's array (CuPy, PyTorch), without a copy."""
+def _as_library(array: Any, like: Any) -> Any:
+    """Return ``array`` as an array of ``like``'s library (CuPy, PyTorch) and device; no copy."""
+    library = type(like).__module__.split(".")[0]
     if library == "cupy":
         import cupy
 
-        return cupy.asarray(array)
+        with cupy.cuda.Device(_device_of(like) or 0):
+            return cupy.asarray(array)
     if library == "torch":
         import torch
 
-        return torch.as_tensor(array, device="cuda")
+        return torch.as_tensor(array, device=f"cuda:{_device_of(like) or 0}")
     return array
 
 
@@ -268,10 +266,9 @@ def raycast_many(
             gpu.launch(gpu.cast_rays, n, args)
             if int(unsafe.copy_to_host()[0]):
                 _finish_rays(world, rays, out, hit, gaps, ignore)
-    library = _library_of(origins)
-    pixel = _as_library(out.pixel, library) if is_tilemap else None
-    distance, point, normal, cell, inside = (_as_library(a, library) for a in out[:5])
-    return Hits(_as_library(hit, library), distance, point, normal, cell, inside, pixel)
+    pixel = _as_library(out.pixel, origins) if is_tilemap else None
+    distance, point, normal, cell, inside = (_as_library(a, origins) for a in out[:5])
+    return Hits(_as_library(hit, origins), distance, point, normal, cell, inside, pixel)
 
 
 def _finish_rays(
@@ -371,7 +368,7 @@ def scan_many(
         _cast_beams(world, d_poses, angle_array, limit, result.reshape(-1))
     if out is not None:
         return out
-    return _as_library(result, _library_of(poses))
+    return _as_library(result, poses)
 
 
 def _scan_input(
@@ -524,4 +521,4 @@ def scan_likelihood(
             gpu.launch(gpu.table_sums, n_poses, args)
     if out is not None:
         return out
-    return _as_library(result, _library_of(poses))
+    return _as_library(result, poses)
