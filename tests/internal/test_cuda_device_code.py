@@ -12,6 +12,7 @@ separate multiplies and adds (its filters, Dekker's products). Without
 
 import types as pytypes
 
+import numpy as np
 import pytest
 
 cuda = pytest.importorskip("numba.cuda", reason="the cuda extra (numba-cuda) is not installed")
@@ -98,3 +99,49 @@ def test_the_device_walk_is_the_cpu_walk(gpu):
     calls = gpu.walk_first.py_func.__globals__
     assert calls["_step"].py_func.__code__ is walk._step.py_func.__code__
     assert calls["_step"] is not walk._step  # the device version, not the CPU dispatcher
+
+
+@pytest.fixture
+def no_driver(gpu, monkeypatch):
+    """Compile kernels as on a GPU of compute capability 8.0, up to loading them (no driver)."""
+    import numba.cuda.codegen as codegen
+    import numba.cuda.dispatcher as dispatcher
+
+    device = pytypes.SimpleNamespace(compute_capability=(8, 0))
+    monkeypatch.setattr(cuda, "get_current_device", lambda: device)
+    monkeypatch.setattr(codegen.CUDACodeLibrary, "_ensure_cc", lambda self, cc: cc or (8, 0))
+    monkeypatch.setattr(dispatcher._Kernel, "bind", lambda self: None)  # loading needs a driver
+    return gpu
+
+
+def _beam_args():
+    import numpy as np
+
+    from tilecast import Grid
+    from tilecast._walkmap import walk_map
+
+    view, _ = walk_map(Grid([[0, 1]]))
+    return (view, np.zeros((1, 3)), np.zeros(2), 5.0, np.zeros(2), np.zeros(2, np.uint8),
+            np.zeros(1, np.int64))  # fmt: skip
+
+
+def test_compile_exact_compiles_what_the_launch_runs(no_driver):
+    """The production path: the kernel compiled for the launch's argument types, its PTX
+    checked; without the option, the same check refuses the kernel."""
+    gpu = no_driver
+    args = _beam_args()
+    compiled = gpu.compile_exact(gpu.cast_beams, args)
+    assert compiled is gpu.compile_exact(gpu.cast_beams, args)  # once per signature
+    assert compiled.argument_types == tuple(gpu.cast_beams.typeof_pyval(a) for a in args)
+    assert "fma." not in compiled.inspect_asm((8, 0))
+
+
+def test_compile_exact_refuses_fused_code(no_driver, monkeypatch):
+    import contextlib
+
+    gpu = no_driver
+    monkeypatch.setattr(gpu, "no_contraction", contextlib.nullcontext)
+    monkeypatch.setattr(gpu, "_compiled", {})
+    args = (*_beam_args()[:4], np.zeros(2, np.float32), *_beam_args()[5:])
+    with pytest.raises(RuntimeError, match="fused multiply-adds"):
+        gpu.compile_exact(gpu.cast_beams, args)

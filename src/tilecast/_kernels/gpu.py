@@ -242,8 +242,8 @@ def compile_exact(kernel: Any, args: tuple[Any, ...]) -> Any:
     if compiled is not None:
         return compiled
     with no_contraction():
-        compiled = kernel.compile(signature)
-        ptx = compiled.inspect_asm()
+        compiled = kernel.compile(signature)  # generates the PTX (for the current device)
+        ptx = compiled.inspect_asm(cuda.get_current_device().compute_capability)
     if "fma." in ptx:  # never expected: the answers would not be the CPU's
         raise RuntimeError(f"tilecast: {kernel.__name__} was compiled with fused multiply-adds")
     with _lock:
