@@ -227,7 +227,11 @@ def launch(kernel: Any, n: int, args: tuple[Any, ...], threads: int = 128) -> No
     if config.ENABLE_CUDASIM:  # the simulator compiles nothing
         kernel[blocks, threads](*args)
         return
-    compile_exact(kernel, args).launch(args, (blocks, 1, 1), (threads, 1, 1), 0, 0)
+    compile_exact(kernel, args)
+    # the launch finds that compiled kernel (its signature is the launch's own typing); were
+    # it to compile another, that one too would be compiled without FMA
+    with no_contraction():
+        kernel[blocks, threads](*args)
 
 
 def compile_exact(kernel: Any, args: tuple[Any, ...]) -> Any:
