@@ -59,7 +59,6 @@ _cuda: Any = _numba_cuda  # numba-cuda is untyped
 __all__ = ["raycast_many", "scan_likelihood", "scan_many"]
 
 _DLPACK_CUDA = (2, 13)  # kDLCUDA, kDLCUDAManaged
-_DLPACK_HOST = (1, 3)  # kDLCPU, kDLCUDAHost
 
 
 # ------------------------------------------------------------------ arrays
