@@ -3,12 +3,15 @@
 ``two_sum`` and ``two_prod`` return a double and its exact rounding error
 (Knuth; Dekker with Veltkamp splitting, exact unless a product overflows or
 underflows). ``expansion_sign`` sums any number of doubles exactly
-(Shewchuk's grow-expansion with zero elimination) and returns the sign;
-``expansion_sign_in_place`` does it in the caller's scratch array (the walk's,
-which on a CUDA device is a local array: no heap there).
+(Shewchuk's grow-expansion with zero elimination) and returns the sign.
+Their scratch arrays come from :func:`scratch`, which
+:mod:`tilecast._kernels.gpu` replaces by a local array on a CUDA device
+(no heap there).
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from tilecast._kernels import internal
 
@@ -37,21 +40,21 @@ def two_prod(a, b):
     return p, ((ahi * bhi - p) + ahi * blo + alo * bhi) + alo * blo
 
 
+@internal(inline="always")  # Numba IR inlining: on the CPU, exactly np.empty(n) in place
+def scratch(n):
+    """``n`` doubles of scratch (on a CUDA device: a local array of 16, the walk's size)."""
+    return np.empty(n)
+
+
 @internal
 def expansion_sign(terms):
     """Sign (-1, 0, 1) of the exact sum of the doubles in ``terms``."""
-    return expansion_sign_in_place(terms.copy())
-
-
-@internal
-def expansion_sign_in_place(h):
-    """:func:`expansion_sign` of the doubles in ``h``, overwriting ``h`` (no allocation)."""
-    # h[:m] stays a non-overlapping expansion sorted by magnitude, so its sign
-    # is the sign of its largest non-zero component; it grows in place over
-    # the terms already read (m <= k while term k is added).
+    # h stays a non-overlapping expansion sorted by magnitude, so its sign is
+    # the sign of its largest non-zero component.
+    h = scratch(terms.shape[0])
     m = 0
-    for k in range(h.shape[0]):
-        q = h[k]
+    for k in range(terms.shape[0]):
+        q = terms[k]
         n = 0
         for idx in range(m):
             q, small = two_sum(q, h[idx])

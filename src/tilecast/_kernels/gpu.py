@@ -8,8 +8,8 @@ with ``cuda.jit(device=True)``. So the device walk runs the source of
 :mod:`tilecast._kernels.walk`, :mod:`tilecast._kernels.exact` and
 :mod:`tilecast._walkspec`, with two replacements chosen per target:
 
-- :func:`~tilecast._kernels.walk.scratch16` (the exact predicate's 16
-  doubles) is a local array, not a heap one;
+- :func:`~tilecast._kernels.exact.scratch` (the exact predicate's 16
+  doubles, twice) is a local array, not a heap one;
 - ``call_walk`` (the CPU kernels call the walk through its address) is the
   device walk itself.
 
@@ -42,7 +42,7 @@ from typing import Any
 from numba import cuda, float64
 from numba.core.dispatcher import Dispatcher
 
-from tilecast._kernels import beams, sensor, walk
+from tilecast._kernels import beams, exact, sensor, walk
 from tilecast._walkspec import DONE, FOUND, UNSAFE
 
 _devices: dict[Any, Any] = {}  # CPU function -> its device version
@@ -95,12 +95,13 @@ def _is_key(value: Any) -> bool:
 
 # ------------------------------------------------------- the per-target parts
 @cuda.jit(device=True, inline="always")
-def _local_scratch16():
-    # inlined into the caller (Numba IR), so the array lives in the caller's frame
+def _local_scratch(n):
+    # inlined into the caller (Numba IR), so the array lives in the caller's frame; the walk
+    # (exact_order and its expansion_sign) is the only caller, with n = 16
     return cuda.local.array(16, float64)
 
 
-walk_first = device_function(walk.walk_first, {walk.scratch16.py_func: _local_scratch16})
+walk_first = device_function(walk.walk_first, {exact.scratch.py_func: _local_scratch})
 
 
 @cuda.jit(device=True)

@@ -38,7 +38,7 @@ from numba import njit, types
 
 from tilecast import _walkspec as spec
 from tilecast._kernels import internal
-from tilecast._kernels.exact import expansion_sign_in_place, two_prod, two_sum
+from tilecast._kernels.exact import expansion_sign, scratch, two_prod, two_sum
 from tilecast._kernels.intrinsics import caller_of, compiled_address
 from tilecast._kernels.jobs import compile_together
 from tilecast._walkspec import (  # the walk's rules, bounds and records, shared by every walk
@@ -76,17 +76,11 @@ PIXEL_JUMP_MIN = 2
 
 # ------------------------------------------------------------ exact predicates
 @internal
-def scratch16():
-    """The 16 doubles of :func:`exact_order`'s expansion (on a CUDA device, a local array)."""
-    return np.empty(16)
-
-
-@internal
 def exact_order(x_line, y_line, u0, v0, adu, adv, adu_lo, adv_lo, sx, sy):
     """Sign of sx*(x_line - u0)*(adv + adv_lo) - sy*(y_line - v0)*(adu + adu_lo), exactly."""
     a1, a2 = two_sum(sx * float(x_line), -sx * u0)
     b1, b2 = two_sum(sy * float(y_line), -sy * v0)
-    terms = scratch16()
+    terms = scratch(16)
     terms[0], terms[1] = two_prod(a1, adv)
     terms[2], terms[3] = two_prod(a2, adv)
     terms[4], terms[5] = two_prod(-b1, adu)
@@ -95,7 +89,7 @@ def exact_order(x_line, y_line, u0, v0, adu, adv, adu_lo, adv_lo, sx, sy):
     terms[10], terms[11] = two_prod(a2, adv_lo)
     terms[12], terms[13] = two_prod(-b1, adu_lo)
     terms[14], terms[15] = two_prod(-b2, adu_lo)
-    return expansion_sign_in_place(terms)
+    return expansion_sign(terms)
 
 
 @internal
