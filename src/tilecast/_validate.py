@@ -37,7 +37,11 @@ __all__ = [
     "as_directions_array",
     "as_finite_float",
     "as_flag",
+    "as_host_array",
+    "as_layer_bits",
+    "as_layers",
     "as_likelihood_table",
+    "as_mask",
     "as_max_distances",
     "as_max_range",
     "as_nonnegative_float",
@@ -50,6 +54,7 @@ __all__ = [
     "as_range_dtype",
     "as_real_array",
     "as_segments",
+    "as_stack_array",
     "check_out",
 ]
 
@@ -182,12 +187,47 @@ def as_path(name: str, value: Any) -> Path:
     return Path(value)
 
 
+def as_host_array(name: str, value: Any) -> np.ndarray:
+    """Return ``value`` as a NumPy array, without a copy where possible.
+
+    NumPy arrays pass as they are. Any array exposing ``__dlpack__`` (PyTorch,
+    JAX, CuPy ...) is viewed through :func:`numpy.from_dlpack` when it lives
+    in CPU memory; one on another device is a ``ValueError`` naming ``name``.
+    Anything else goes through :func:`numpy.asarray` (``__array_interface__``,
+    ``__array__``, nested sequences).
+    """
+    if type(value) is np.ndarray:
+        return value
+    if hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"):
+        device = value.__dlpack_device__()
+        if int(device[0]) != _DLPACK_CPU:
+            raise ValueError(
+                f"{name} lives on a device ({_device_name(device)}), not in CPU memory: "
+                "copy it to the CPU first (or use tilecast.cuda)"
+            )
+        try:
+            return np.from_dlpack(value)
+        except (TypeError, ValueError, BufferError, RuntimeError):
+            pass  # e.g. a dtype DLPack cannot carry to NumPy: the general path
+    try:
+        return np.asarray(value)
+    except (TypeError, ValueError, RuntimeError) as exc:  # ragged input
+        raise ValueError(f"{name} must be a regular array of numbers: {exc}") from None
+
+
+_DLPACK_CPU = 1  # DLPack's kDLCPU
+_DLPACK_DEVICES = {2: "CUDA", 3: "CUDA host", 4: "OpenCL", 7: "Vulkan", 8: "Metal", 10: "ROCm",
+                   13: "CUDA managed", 14: "oneAPI"}  # fmt: skip
+
+
+def _device_name(device: Any) -> str:
+    kind, number = int(device[0]), int(device[1])
+    return f"{_DLPACK_DEVICES.get(kind, f'DLPack device type {kind}')} device {number}"
+
+
 def as_real_array(name: str, value: Any) -> np.ndarray:
     """Return ``value`` as an array of real numbers (ints or floats, not bools), or raise."""
-    try:
-        array = np.asarray(value)
-    except (TypeError, ValueError) as exc:  # ragged input
-        raise ValueError(f"{name} must be a regular array of numbers: {exc}") from None
+    array = as_host_array(name, value)
     if array.dtype.kind not in "fiu":
         raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
     return array
@@ -303,6 +343,64 @@ def as_int(name: str, value: Any, minimum: int) -> int:
         raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
     if value < minimum:
         raise ValueError(f"{name} must be at least {minimum}, got {value}")
+    return int(value)
+
+
+_LAYER_LIMIT = 2**32  # collision-layer bits are an unsigned 32-bit field (DESIGN 20)
+
+
+def as_layers(name: str, value: Any, ndim: int) -> NDArray[np.uint32]:
+    """Return non-empty ``ndim``-D collision-layer bits as uint32 (bool True is bit 1).
+
+    Integers must lie in ``[0, 2**32)``; floats and other kinds are refused.
+    """
+    try:
+        array = as_host_array(name, value)
+    except (TypeError, ValueError) as exc:
+        if str(exc).startswith(name):
+            raise
+        raise ValueError(f"{name} must be a regular array of bool or integers: {exc}") from None
+    if array.dtype != np.bool_ and array.dtype.kind not in "iu":
+        raise TypeError(
+            f"{name} must hold bool or non-negative integers (layer bits), got dtype {array.dtype}"
+        )
+    if array.ndim != ndim:
+        raise ValueError(f"{name} must have {ndim} dimensions, got shape {array.shape}")
+    if array.size == 0:
+        raise ValueError(f"{name} must not be empty, got shape {array.shape}")
+    if array.dtype.kind in "iu" and array.dtype != np.uint32:
+        if int(array.min()) < 0 or int(array.max()) >= _LAYER_LIMIT:
+            raise ValueError(f"{name} must hold layer bits in [0, 2**32), got "
+                             f"[{int(array.min())}, {int(array.max())}]")  # fmt: skip
+    return np.asarray(array, dtype=np.uint32)
+
+
+def as_layer_bits(name: str, value: Any, n: int) -> NDArray[np.uint32]:
+    """Return one value or ``n`` values of layer bits as ``(n,)`` uint32 (bool True is bit 1)."""
+    try:
+        array = as_host_array(name, value)
+    except (TypeError, ValueError) as exc:
+        if str(exc).startswith(name):
+            raise
+        raise ValueError(f"{name} must be bool or integers: {exc}") from None
+    if array.dtype != np.bool_ and array.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be bool or non-negative integers, got dtype {array.dtype}")
+    if array.ndim == 0:
+        array = np.full(n, array)
+    elif array.shape != (n,):
+        raise ValueError(f"{name} must be one value or one per cell ({n}), got shape {array.shape}")
+    if array.size and array.dtype.kind in "iu" and array.dtype != np.uint32:
+        if int(array.min()) < 0 or int(array.max()) >= _LAYER_LIMIT:
+            raise ValueError(f"{name} must be layer bits in [0, 2**32)")
+    return np.asarray(array, dtype=np.uint32)
+
+
+def as_mask(value: Any) -> int:
+    """Return ``mask`` as an int in ``[0, 2**32)`` (the layers that block a query)."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+        raise TypeError(f"mask must be an integer (layer bits), got {type(value).__name__}")
+    if not 0 <= value < _LAYER_LIMIT:
+        raise ValueError(f"mask must be layer bits in [0, 2**32), got {value}")
     return int(value)
 
 
@@ -495,6 +593,24 @@ def as_poses(poses: Any) -> NDArray[np.float64]:
     array = np.ascontiguousarray(array, dtype=np.float64)
     if not np.isfinite(array).all():
         raise ValueError("poses must be finite")
+    return array
+
+
+def as_stack_array(name: str, value: Any, count: int, width: int) -> NDArray[np.float64]:
+    """``value`` as a C-contiguous ``(count, K, width)`` float64 array of finite numbers.
+
+    The per-map rows of a ``GridStack`` query: the leading axis is the map.
+    """
+    array = as_real_array(name, value)
+    if array.ndim != 3 or array.shape[2] != width:
+        raise ValueError(f"{name} must have shape (B, K, {width}) on a stack of B maps, "
+                         f"got {array.shape}")  # fmt: skip
+    if array.shape[0] != count:
+        raise ValueError(f"{name} must have one row per map: leading dimension {count} "
+                         f"(the stack's B), got shape {array.shape}")  # fmt: skip
+    array = np.ascontiguousarray(array, dtype=np.float64)
+    if not all_finite(array):
+        raise ValueError(f"{name} must contain only finite values (no NaN or inf)")
     return array
 
 
