@@ -114,7 +114,15 @@ class GridStack:
     _stable_seq = World._stable_seq
 
     def consistent(self, query: Callable[[], _T]) -> _T:
-        """Run ``query`` so that it sees one state of the stack (as :meth:`World.consistent`)."""
+        """Run ``query`` so that it sees one state of the stack (as :meth:`World.consistent`).
+
+        Examples
+        --------
+        >>> from tilecast import GridStack
+        >>> stack = GridStack([[[0, 1]], [[1, 1]]])
+        >>> stack.consistent(lambda: int(stack.solid.sum()))
+        3
+        """
         return World.consistent(self, query)  # type: ignore[arg-type]
 
     # ------------------------------------------------------------------ basics
@@ -223,6 +231,12 @@ class GridStack:
         """Return the stacked clearance maps for ``mask`` (built on first use, kept current).
 
         An internal of the batch calls: a ``_walkmap.StackClearance``.
+
+        Examples
+        --------
+        >>> from tilecast import GridStack
+        >>> GridStack([[[0, 2]]]).walk_maps(mask=1).solid.tolist()
+        [[[False, False]]]
         """
         mask = as_mask(mask)
         data = self._accel.get(mask)
@@ -237,7 +251,14 @@ class GridStack:
         return data
 
     def map_for(self, b: int, mask: int) -> Grid:
-        """Map ``b`` as a new ``Grid`` of the cells that block ``mask``."""
+        """Return map ``b`` as a new ``Grid`` of the cells that block ``mask``.
+
+        Examples
+        --------
+        >>> from tilecast import GridStack
+        >>> GridStack([[[1, 2, 3]]]).map_for(0, 2).solid.tolist()
+        [[False, True, True]]
+        """
         return Grid((self._layers[b] & np.uint32(mask)) != 0, self._tile_size, self._origin,
                     self._outside)  # fmt: skip
 
