@@ -639,9 +639,20 @@ def as_range_dtype(dtype: Any) -> np.dtype[Any]:
 def check_out(
     out: Any, shape: tuple[int, ...], dtypes: tuple[np.dtype[Any], ...], inputs: tuple[Any, ...]
 ) -> NDArray[np.floating[Any]]:
-    """Return ``out`` if it can take the result: shape, dtype, C order, writable, no aliasing."""
+    """Return ``out`` as a NumPy array if it can take the result, else raise naming ``out``.
+
+    Shape, dtype, C order, writable, no aliasing. ``out`` may be any CPU
+    array exposing ``__dlpack__`` or ``__array_interface__`` (a PyTorch
+    tensor, say): the array returned is a view of its memory, so writing
+    into it fills ``out`` in place.
+    """
     if not isinstance(out, np.ndarray):
-        raise TypeError(f"out must be a NumPy array, got {type(out).__name__}")
+        if not (hasattr(out, "__dlpack__") or hasattr(out, "__array_interface__")):
+            raise TypeError(
+                "out must be a NumPy array or a CPU array exposing __dlpack__ or "
+                f"__array_interface__, got {type(out).__name__}"
+            )
+        out = as_host_array("out", out)
     if out.shape != shape:
         raise ValueError(f"out must have shape {shape}, got {out.shape}")
     if out.dtype not in dtypes:
@@ -653,7 +664,8 @@ def check_out(
         raise ValueError("out must be writable")
     if any(np.may_share_memory(out, array) for array in inputs):
         raise ValueError("out must not share memory with the input arrays")
-    return out
+    checked: NDArray[np.floating[Any]] = out
+    return checked
 
 
 def as_observed(observed: Any, n_beams: int) -> NDArray[np.float64]:

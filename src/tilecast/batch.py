@@ -29,6 +29,7 @@ from tilecast._validate import (
     as_directions_array,
     as_finite_float,
     as_flag,
+    as_host_array,
     as_mask,
     as_max_distance,
     as_max_distances,
@@ -239,7 +240,7 @@ def _stack_scan(
     else:
         result = check_out(out, shape, RANGE_DTYPES, (pose_array, angle_array))
     if result.size == 0:
-        return result
+        return result if out is None else out
     flat_poses = pose_array.reshape(-1, 3)
     flat = result.reshape(-1)
     direct = flat.dtype == np.float64
@@ -254,7 +255,7 @@ def _stack_scan(
             _round_into(flat, ranges)
 
     stack.consistent(cast)
-    return result
+    return result if out is None else out
 
 
 def _stack_raycast(
@@ -581,7 +582,7 @@ def _scan_many(
     else:
         result = check_out(out, shape, RANGE_DTYPES, (pose_array, angle_array))
     if result.size == 0:
-        return result
+        return result if out is None else out
     flat = result.reshape(-1)  # a view: result is C-contiguous
     direct = flat.dtype == np.float64  # else float64 scratch, rounded once into flat
 
@@ -600,7 +601,7 @@ def _scan_many(
             _round_into(flat, ranges)
 
     world.consistent(cast)
-    return result
+    return result if out is None else out
 
 
 def _round_into(target: NDArray[np.floating[Any]], ranges: NDArray[np.float64]) -> None:
@@ -821,6 +822,9 @@ def scan(
     dtype('float32')
     """
     check_map(grid)
+    if type(pose) is not tuple and type(pose) is not list and type(pose) is not np.ndarray:
+        if hasattr(pose, "__dlpack__") or hasattr(pose, "__array_interface__"):
+            pose = as_host_array("pose", pose)
     if isinstance(pose, str | bytes) or not hasattr(pose, "__len__") or len(pose) != 3:
         raise ValueError("pose must be (x, y, theta)")
     x = as_finite_float("pose[0]", pose[0])
@@ -832,6 +836,6 @@ def scan(
         )[0]
         return ranges
     n_beams = len(as_angles(angles))
-    check_out(out, (n_beams,), RANGE_DTYPES, (angles,))
-    _scan_many(grid, [(x, y, theta)], angles, max_range, "pose", out.reshape(1, n_beams))
+    array = check_out(out, (n_beams,), RANGE_DTYPES, (angles,))
+    _scan_many(grid, [(x, y, theta)], angles, max_range, "pose", array.reshape(1, n_beams))
     return out

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from tilecast._validate import as_cell_array, as_choice, as_point, as_tile_size
+from tilecast._validate import as_cell_array, as_choice, as_host_array, as_point, as_tile_size
 from tilecast.world import OUTSIDE_POLICIES, World, readonly_view
 
 __all__ = ["OUTSIDE_POLICIES", "Grid"]
@@ -14,8 +14,10 @@ __all__ = ["OUTSIDE_POLICIES", "Grid"]
 
 def _as_solid_array(solid: Any) -> np.ndarray:
     try:
-        array = np.asarray(solid)
+        array = as_host_array("solid", solid)
     except (TypeError, ValueError) as exc:
+        if str(exc).startswith("solid"):
+            raise
         raise ValueError(f"solid must be a 2D array of booleans: {exc}") from None
     if array.dtype != np.bool_:
         if np.issubdtype(array.dtype, np.integer):

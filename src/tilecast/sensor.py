@@ -232,24 +232,24 @@ def scan_likelihood(
     if isinstance(model, LikelihoodField):
         if table_resolution is not None:
             raise ValueError("table_resolution goes with table=, not with model=")
-        field_out: NDArray[np.float64] = np.empty(n_poses) if out is None else out
+        field_out: NDArray[Any] = np.empty(n_poses)
         if out is not None:
-            check_out(out, (n_poses,), _FLOAT64, (pose_array, angle_array, readings))
+            field_out = check_out(out, (n_poses,), _FLOAT64, (pose_array, angle_array, readings))
         model._evaluate(grid, pose_array, angle_array, readings, limit, field_out)
-        return field_out
+        return field_out if out is None else out
     evaluate = _evaluator(model, table, table_resolution, readings, limit, n_beams)
-    result: NDArray[np.float64] = np.empty(n_poses) if out is None else out
+    result: NDArray[Any] = np.empty(n_poses)
     if out is not None:
-        check_out(out, (n_poses,), _FLOAT64, (pose_array, angle_array, readings))
+        result = check_out(out, (n_poses,), _FLOAT64, (pose_array, angle_array, readings))
     if n_beams == 0:
         result[...] = 0.0  # no beam: the empty sum
-        return result
+        return result if out is None else out
 
     def evaluate_chunk(first: int, end: int, ranges: NDArray[np.float64]) -> None:
         evaluate(ranges, result[first:end])
 
     scan_in_chunks(world, pose_array, angle_array, limit, "poses", evaluate_chunk)
-    return result
+    return result if out is None else out
 
 
 def _stack_likelihood(
@@ -274,18 +274,18 @@ def _stack_likelihood(
         raise TypeError("model: a LikelihoodField belongs to one map; on a GridStack use a "
                         "BeamModel or a table")  # fmt: skip
     evaluators = [_evaluator(model, table, table_resolution, row, limit, n_beams) for row in rows]
-    result: NDArray[np.float64] = np.empty((count, n_poses)) if out is None else out
+    result: NDArray[Any] = np.empty((count, n_poses))
     if out is not None:
-        check_out(out, (count, n_poses), _FLOAT64, (pose_array, angle_array, readings))
+        result = check_out(out, (count, n_poses), _FLOAT64, (pose_array, angle_array, readings))
     if n_beams == 0:
         result[...] = 0.0  # no beam: the empty sum
-        return result
+        return result if out is None else out
 
     def evaluate_chunk(b: int, first: int, end: int, ranges: NDArray[np.float64]) -> None:
         evaluators[b](ranges, result[b, first:end])
 
     stack_scan_in_chunks(stack, pose_array, angle_array, limit, mask_bits, evaluate_chunk)
-    return result
+    return result if out is None else out
 
 
 def _evaluator(
