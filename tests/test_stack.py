@@ -44,10 +44,12 @@ def test_scan_many_on_a_stack_is_each_maps_scan(data):
              for _ in range(count)]  # fmt: skip
     angles = np.linspace(-np.pi, np.pi, data.draw(st.sampled_from([1, 4, 90])), endpoint=False)
     max_range = data.draw(st.sampled_from([0.5, 3.0, 40.0, np.inf]))
-    ranges = scan_many(stack, poses, angles, max_range)
+    mask = data.draw(st.sampled_from([0xFFFFFFFF, 1, 6, 0]))
+    ranges = scan_many(stack, poses, angles, max_range, mask=mask)
     assert ranges.shape == (count, n_poses, len(angles))
     for b in range(count):
-        np.testing.assert_array_equal(ranges[b], scan_many(stack[b], poses[b], angles, max_range))
+        single = scan_many(stack[b], poses[b], angles, max_range, mask=mask)
+        np.testing.assert_array_equal(ranges[b], single)
 
 
 @FAST
@@ -61,10 +63,12 @@ def test_raycast_many_on_a_stack_is_each_maps_raycast(data):
     limit = data.draw(st.sampled_from([2.0, 100.0, np.inf]))
     gaps = data.draw(st.sampled_from(["block_if_both", "block_if_either", "open"]))
     ignore = data.draw(st.booleans())
-    hits = raycast_many(stack, origins, dirs, limit, diagonal_gaps=gaps, ignore_start=ignore)
+    mask = data.draw(st.sampled_from([0xFFFFFFFF, 2, 5]))
+    hits = raycast_many(stack, origins, dirs, limit, diagonal_gaps=gaps, ignore_start=ignore,
+                        mask=mask)  # fmt: skip
     for b in range(count):
         single = raycast_many(stack[b], origins[b], dirs[b], limit, diagonal_gaps=gaps,
-                              ignore_start=ignore)  # fmt: skip
+                              ignore_start=ignore, mask=mask)  # fmt: skip
         assert_hits_equal(hits, b, single)
 
 
@@ -199,13 +203,18 @@ def test_stack_basics():
         ),
         (lambda: GridStack(np.zeros((2, 2), bool)), ValueError, "cells must have 3 dimensions"),
         (lambda: GridStack(np.zeros((0, 2, 2), bool)), ValueError, "cells must not be empty"),
-        (lambda: GridStack(np.full((1, 2, 2), -1)), ValueError, "cells must hold layer bits"),
-        (lambda: GridStack(np.full((1, 2, 2), 2**32)), ValueError, "cells must hold layer bits"),
+        (lambda: GridStack(np.full((1, 2, 2), -1)), ValueError, "cells must hold layer bits 0 to"),
+        (lambda: GridStack(np.full((1, 2, 2), 2**32)), ValueError, "cells must hold layer bits 0"),
         (lambda: GridStack(np.zeros((1, 2, 2), float)), TypeError, "cells must hold bool"),
         (lambda: STACK.set_layers(2, (0, 0), 1), IndexError, "b must be a map index"),
         (lambda: STACK.set_layers(0, (5, 0), 1), ValueError, "cells must lie on"),
-        (lambda: STACK.set_layers(0, (0, 0), -1), ValueError, "bits must be layer bits"),
-        (lambda: STACK.set_layers(0, (0, 0), 1.5), TypeError, "bits must be bool"),
+        (lambda: STACK.set_layers(0, (0, 0), -1), ValueError, "bits must hold layer bits"),
+        (lambda: STACK.set_layers(0, (0, 0), 1.5), TypeError, "bits must hold bool"),
+        (
+            lambda: STACK.set_layers(0, [(0, 0), (1, 1)], [1, 2, 3]),
+            ValueError,
+            "bits must be one value or of shape",
+        ),
         (
             lambda: scan_many(STACK, np.zeros((3, 1, 3)), [0.0], 5.0),
             ValueError,

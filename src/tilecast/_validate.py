@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 
 __all__ = [
+    "LAYER_LIMIT",
     "MAGNITUDE_EXPONENT",
     "MAGNITUDE_HIGH",
     "MAGNITUDE_LOW",
@@ -39,7 +40,6 @@ __all__ = [
     "as_flag",
     "as_host_array",
     "as_layer_bits",
-    "as_layers",
     "as_likelihood_table",
     "as_mask",
     "as_max_distances",
@@ -346,62 +346,50 @@ def as_int(name: str, value: Any, minimum: int) -> int:
     return int(value)
 
 
-_LAYER_LIMIT = 2**32  # collision-layer bits are an unsigned 32-bit field (DESIGN 20)
+#: One past the largest layer bit field (DESIGN 20: 32 collision layers).
+LAYER_LIMIT = 2**32
 
 
-def as_layers(name: str, value: Any, ndim: int) -> NDArray[np.uint32]:
-    """Return non-empty ``ndim``-D collision-layer bits as uint32 (bool True is bit 1).
+def as_mask(value: Any, name: str = "mask") -> int:
+    """Return a layer mask: an integer in ``[0, 2**32)`` (bools refused)."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+        raise TypeError(
+            f"{name} must be an integer bit field (0 to 0xFFFFFFFF), got {type(value).__name__}"
+        )
+    if not 0 <= value < LAYER_LIMIT:
+        raise ValueError(f"{name} must be a 32-bit layer mask (0 to 0xFFFFFFFF), got {value}")
+    return int(value)
 
-    Integers must lie in ``[0, 2**32)``; floats and other kinds are refused.
+
+def as_layer_bits(name: str, value: Any, shape: tuple[int, ...] | None = None) -> np.ndarray:
+    """Return layer bit fields as a C-contiguous uint32 array (a copy).
+
+    Bools are layer bit 1 (True) or no layer; integers must lie in
+    ``[0, 2**32)``. ``shape``, when given, is the shape required (a scalar
+    is broadcast to it).
     """
     try:
         array = as_host_array(name, value)
     except (TypeError, ValueError) as exc:
         if str(exc).startswith(name):
             raise
-        raise ValueError(f"{name} must be a regular array of bool or integers: {exc}") from None
-    if array.dtype != np.bool_ and array.dtype.kind not in "iu":
+        raise ValueError(f"{name} must be an array of layer bits: {exc}") from None
+    if array.dtype != np.bool_ and not np.issubdtype(array.dtype, np.integer):
         raise TypeError(
-            f"{name} must hold bool or non-negative integers (layer bits), got dtype {array.dtype}"
+            f"{name} must hold bool or integer layer bits (0 to 0xFFFFFFFF), "
+            f"got dtype {array.dtype}"
         )
-    if array.ndim != ndim:
-        raise ValueError(f"{name} must have {ndim} dimensions, got shape {array.shape}")
-    if array.size == 0:
-        raise ValueError(f"{name} must not be empty, got shape {array.shape}")
-    if array.dtype.kind in "iu" and array.dtype != np.uint32:
-        if int(array.min()) < 0 or int(array.max()) >= _LAYER_LIMIT:
-            raise ValueError(f"{name} must hold layer bits in [0, 2**32), got "
-                             f"[{int(array.min())}, {int(array.max())}]")  # fmt: skip
-    return np.asarray(array, dtype=np.uint32)
-
-
-def as_layer_bits(name: str, value: Any, n: int) -> NDArray[np.uint32]:
-    """Return one value or ``n`` values of layer bits as ``(n,)`` uint32 (bool True is bit 1)."""
-    try:
-        array = as_host_array(name, value)
-    except (TypeError, ValueError) as exc:
-        if str(exc).startswith(name):
-            raise
-        raise ValueError(f"{name} must be bool or integers: {exc}") from None
-    if array.dtype != np.bool_ and array.dtype.kind not in "iu":
-        raise TypeError(f"{name} must be bool or non-negative integers, got dtype {array.dtype}")
-    if array.ndim == 0:
-        array = np.full(n, array)
-    elif array.shape != (n,):
-        raise ValueError(f"{name} must be one value or one per cell ({n}), got shape {array.shape}")
-    if array.size and array.dtype.kind in "iu" and array.dtype != np.uint32:
-        if int(array.min()) < 0 or int(array.max()) >= _LAYER_LIMIT:
-            raise ValueError(f"{name} must be layer bits in [0, 2**32)")
-    return np.asarray(array, dtype=np.uint32)
-
-
-def as_mask(value: Any) -> int:
-    """Return ``mask`` as an int in ``[0, 2**32)`` (the layers that block a query)."""
-    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
-        raise TypeError(f"mask must be an integer (layer bits), got {type(value).__name__}")
-    if not 0 <= value < _LAYER_LIMIT:
-        raise ValueError(f"mask must be layer bits in [0, 2**32), got {value}")
-    return int(value)
+    if array.dtype != np.bool_ and array.size:
+        low, high = int(array.min()), int(array.max())
+        if low < 0 or high >= LAYER_LIMIT:
+            bad = low if low < 0 else high
+            raise ValueError(f"{name} must hold layer bits 0 to 0xFFFFFFFF, got {bad}")
+    if shape is not None:
+        if array.ndim == 0:
+            array = np.broadcast_to(array, shape)
+        elif array.shape != shape:
+            raise ValueError(f"{name} must be one value or of shape {shape}, got {array.shape}")
+    return np.array(array, dtype=np.uint32, order="C", copy=True)
 
 
 def as_pixel_size(name: str, value: Any) -> tuple[int, int]:

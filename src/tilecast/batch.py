@@ -353,8 +353,8 @@ def raycast_many(
     ignore_start : bool, default False
         As for :func:`tilecast.raycast`.
     mask : int, default ALL_LAYERS
-        The collision layers that block (on a ``GridStack``: a cell blocks
-        when ``layers & mask != 0``).
+        The collision layers that stop the rays, as for :func:`tilecast.raycast`
+        (on a ``GridStack``: a cell blocks when ``layers & mask != 0``).
 
     Returns
     -------
@@ -398,7 +398,9 @@ def raycast_many(
         ignore = as_flag("ignore_start", ignore_start)
         return _stack_raycast(grid, origins, directions, max_distance, gaps, ignore, mask)
     # a raw array is wrapped once, here (a Grid or TileMap passes as it is)
-    world = grid if type(grid) is Grid or type(grid) is TileMap else check_map(grid)
+    world: Any = grid if mask is ALL_LAYERS else check_map(grid, mask)
+    if type(world) is not Grid and type(world) is not TileMap:
+        world = check_map(world)
     view, is_tilemap = walk_map(world)
     gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
     ignore = as_flag("ignore_start", ignore_start)
@@ -503,9 +505,9 @@ def scan_many(
     angles: Any,
     max_range: float,
     *,
-    mask: int = ALL_LAYERS,
     out: Any = None,
     dtype: Any = np.float64,
+    mask: int = ALL_LAYERS,
 ) -> NDArray[np.floating[Any]]:
     """Lidar-style ranges for many poses (particle filters), shape (P, B).
 
@@ -524,14 +526,15 @@ def scan_many(
     max_range : float
         Range reported where nothing is hit (the robotics convention); may
         be ``inf`` (a beam that hits nothing then reports ``inf``).
-    mask : int, default ALL_LAYERS
-        The collision layers that block (on a ``GridStack``: a cell blocks
-        when ``layers & mask != 0``).
     out : ndarray of float32 or float64, shape (P, B), optional
         A C-contiguous, writable array to fill and return instead of a new
         one (no allocation per call in a filter's loop).
     dtype : float32 or float64, default float64
         The type of the new array when ``out`` is None (``out`` sets its own).
+    mask : int, default ALL_LAYERS
+        The collision layers the beams see, as for :func:`tilecast.raycast`
+        (on a ROS map, ``mask=1`` reads unknown cells as free; on a ``GridStack``
+        a cell blocks when ``layers & mask != 0``).
 
     Returns
     -------
@@ -563,15 +566,15 @@ def scan_many(
     """
     if type(grid) is GridStack:
         return _stack_scan(grid, poses, angles, max_range, mask, out, dtype)
-    return _scan_many(grid, poses, angles, max_range, "poses", out, dtype)
+    return _scan_many(grid, poses, angles, max_range, "poses", out, dtype, mask)
 
 
 def _scan_many(
     grid: Any, poses: Any, angles: Any, max_range: Any, pose_name: str, out: Any = None,
-    dtype: Any = np.float64,
+    dtype: Any = np.float64, mask: Any = ALL_LAYERS,
 ) -> NDArray[np.floating[Any]]:  # fmt: skip
     """``scan_many``; a ray whose numbers overflow names ``pose_name`` (row k)."""
-    world = check_map(grid)
+    world = check_map(grid, mask)
     pose_array = as_poses(poses)
     angle_array = as_angles(angles)
     max_range = as_max_range(max_range)
@@ -805,11 +808,12 @@ def scan(
     *,
     out: NDArray[np.floating[Any]] | None = None,
     dtype: Any = np.float64,
+    mask: int = ALL_LAYERS,
 ) -> NDArray[np.floating[Any]]:
     """Lidar-style ranges for one pose ``(x, y, theta)``, shape (B,); see :func:`scan_many`.
 
-    ``out`` (a float32 or float64 array of shape (B,)), ``dtype`` and
-    ``max_range=inf`` work as for :func:`scan_many`.
+    ``out`` (a float32 or float64 array of shape (B,)), ``dtype``, ``mask``
+    and ``max_range=inf`` work as for :func:`scan_many`.
 
     Examples
     --------
@@ -821,7 +825,7 @@ def scan(
     >>> scan(grid, (1.5, 1.5, 0.0), [0.0], 5.0, dtype=np.float32).dtype
     dtype('float32')
     """
-    check_map(grid)
+    world = check_map(grid, mask)
     if type(pose) is not tuple and type(pose) is not list and type(pose) is not np.ndarray:
         if hasattr(pose, "__dlpack__") or hasattr(pose, "__array_interface__"):
             pose = as_host_array("pose", pose)
@@ -832,10 +836,10 @@ def scan(
     theta = as_finite_float("pose[2]", pose[2])
     if out is None:
         ranges: NDArray[np.floating[Any]] = _scan_many(
-            grid, [(x, y, theta)], angles, max_range, "pose", None, dtype
+            world, [(x, y, theta)], angles, max_range, "pose", None, dtype
         )[0]
         return ranges
     n_beams = len(as_angles(angles))
     array = check_out(out, (n_beams,), RANGE_DTYPES, (angles,))
-    _scan_many(grid, [(x, y, theta)], angles, max_range, "pose", array.reshape(1, n_beams))
+    _scan_many(world, [(x, y, theta)], angles, max_range, "pose", array.reshape(1, n_beams))
     return out

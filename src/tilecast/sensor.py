@@ -122,8 +122,8 @@ def scan_likelihood(
     model: BeamModel | LikelihoodField | None = None,
     table: Any = None,
     table_resolution: float | None = None,
-    mask: int = ALL_LAYERS,
     out: Any = None,
+    mask: int = ALL_LAYERS,
 ) -> NDArray[np.float64]:
     """Log-likelihood of a measured scan for each pose, shape (N,).
 
@@ -172,11 +172,13 @@ def scan_likelihood(
         (``len`` is R for the observed index, C for the expected one),
         rounding half to even (as :func:`numpy.rint`): with unit steps,
         2.5 is index 2 and 3.5 index 4.
-    mask : int, default ALL_LAYERS
-        The collision layers that block (on a ``GridStack``: a cell blocks
-        when ``layers & mask != 0``).
     out : ndarray of float64, shape (N,), optional
         A C-contiguous, writable array to fill and return.
+    mask : int, default ALL_LAYERS
+        The collision layers the beams see (as for :func:`~tilecast.raycast`);
+        with a ``LikelihoodField``, the cells its distances are measured to
+        (one distance transform per mask in use). On a ``GridStack`` a cell
+        blocks when ``layers & mask != 0``.
 
     Returns
     -------
@@ -221,7 +223,7 @@ def scan_likelihood(
     if type(grid) is GridStack:
         return _stack_likelihood(grid, poses, angles, observed, max_range, model, table,
                                  table_resolution, mask, out)  # fmt: skip
-    world = check_map(grid)
+    world = check_map(grid, mask)
     pose_array = as_poses(poses)
     angle_array = as_angles(angles)
     limit = as_max_range(max_range)
@@ -235,7 +237,7 @@ def scan_likelihood(
         field_out: NDArray[Any] = np.empty(n_poses)
         if out is not None:
             field_out = check_out(out, (n_poses,), _FLOAT64, (pose_array, angle_array, readings))
-        model._evaluate(grid, pose_array, angle_array, readings, limit, field_out)
+        model._evaluate(grid, pose_array, angle_array, readings, limit, field_out, mask)
         return field_out if out is None else out
     evaluate = _evaluator(model, table, table_resolution, readings, limit, n_beams)
     result: NDArray[Any] = np.empty(n_poses)

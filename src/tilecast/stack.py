@@ -26,7 +26,6 @@ from tilecast._validate import (
     as_choice,
     as_int,
     as_layer_bits,
-    as_layers,
     as_mask,
     as_point,
     as_tile_size,
@@ -99,8 +98,13 @@ class GridStack:
         origin: tuple[float, float] = (0.0, 0.0),
         outside: str = "empty",
     ) -> None:
-        layers = as_layers("cells", _stacked(cells), 3)
-        self._layers = np.array(layers, dtype=np.uint32, order="C", copy=True)
+        layers = as_layer_bits("cells", _stacked(cells))
+        if layers.ndim != 3:
+            raise ValueError(f"cells must have 3 dimensions (B, rows, cols), got shape "
+                             f"{layers.shape}")  # fmt: skip
+        if layers.size == 0:
+            raise ValueError(f"cells must not be empty, got shape {layers.shape}")
+        self._layers = layers  # a copy (as_layer_bits)
         self._layers_view = readonly_view(self._layers)
         self._tile_size = as_tile_size(tile_size)
         self._origin = as_point("origin", origin)
@@ -132,7 +136,7 @@ class GridStack:
     def __getitem__(self, b: Any) -> Grid:
         """Map ``b`` as a new :class:`~tilecast.Grid` (a copy: edits go through the stack)."""
         index = self._map_index("b", b)
-        return Grid(self._layers[index] != 0, self._tile_size, self._origin, self._outside)
+        return Grid(self._layers[index], self._tile_size, self._origin, self._outside)
 
     def __repr__(self) -> str:
         count, rows, cols = self.shape
@@ -211,7 +215,7 @@ class GridStack:
         """
         index = self._map_index("b", b)
         cell_array = as_cell_array("cells", cells)
-        values = as_layer_bits("bits", bits, len(cell_array))
+        values = as_layer_bits("bits", bits, (len(cell_array),))
         _, rows, cols = self.shape
         i, j = cell_array[:, 0], cell_array[:, 1]
         off_map = (i < 0) | (i >= cols) | (j < 0) | (j >= rows)
