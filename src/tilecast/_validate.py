@@ -54,6 +54,7 @@ __all__ = [
     "as_range_dtype",
     "as_real_array",
     "as_segments",
+    "as_shape_rows",
     "as_stack_array",
     "check_out",
 ]
@@ -599,6 +600,38 @@ def as_stack_array(name: str, value: Any, count: int, width: int) -> NDArray[np.
     array = np.ascontiguousarray(array, dtype=np.float64)
     if not all_finite(array):
         raise ValueError(f"{name} must contain only finite values (no NaN or inf)")
+    return array
+
+
+def as_shape_rows(name: str, value: Any, count: int | None, width: int) -> NDArray[np.float64]:
+    """Circles ``(x, y, r)`` or boxes ``(cx, cy, hw, hh, angle)`` of each map, ``(M, K, width)``.
+
+    ``count`` None: one map's ``(K, width)`` (M = 1); else a stack's
+    ``(count, K, width)``. A row of NaN is no shape (kept, the kernels skip
+    it); a row with NaN in only some entries, an infinite entry, or a
+    negative radius or half extent is an error naming ``name``.
+    """
+    array = as_real_array(name, value)
+    expected = f"(K, {width})" if count is None else f"(B, K, {width}) with B = {count}"
+    if count is None:
+        if array.ndim != 2 or array.shape[1] != width:
+            raise ValueError(f"{name} must have shape {expected}, got {array.shape}")
+        array = array[None]
+    elif array.ndim != 3 or array.shape[0] != count or array.shape[2] != width:
+        raise ValueError(f"{name} must have shape {expected} on a stack, got {array.shape}")
+    array = np.ascontiguousarray(array, dtype=np.float64)
+    nan = np.isnan(array)
+    empty = nan.all(axis=-1)
+    if (nan.any(axis=-1) & ~empty).any():
+        m, k = np.argwhere(nan.any(axis=-1) & ~empty)[0]
+        row = f"{name}[{k}]" if count is None else f"{name}[{m}, {k}]"
+        raise ValueError(f"{row} has NaN in some entries only (a row of NaN is no shape)")
+    if np.isinf(array).any():
+        raise ValueError(f"{name} must be finite (or rows of NaN)")
+    sizes = array[..., 2:3] if width == 3 else array[..., 2:4]
+    if (sizes < 0).any():
+        what = "radius" if width == 3 else "half width and half height"
+        raise ValueError(f"{name} must have a non-negative {what}")
     return array
 
 

@@ -312,3 +312,16 @@ class Beams(NamedTuple):
     poses: Any
     angles: Any
     max_range: float
+
+
+class Shapes(NamedTuple):
+    """The moving things of a scan's maps (``circles=``, ``boxes=``).
+
+    ``circles`` (M, K, 3) ``(x, y, r)`` and ``corners`` (M, L, 4, 2), each
+    box's four corners counter-clockwise; a row whose first number is NaN is
+    no shape. Pose ``p`` of the scan is on map ``p // poses_per_map``.
+    """
+
+    circles: Any
+    corners: Any
+    poses_per_map: int

@@ -39,6 +39,7 @@ from tilecast._validate import (
     as_poses,
     as_range_dtype,
     as_real_array,
+    as_shape_rows,
     as_stack_array,
     check_out,
 )
@@ -59,6 +60,7 @@ from tilecast._walkspec import (
     FirstHits,
     MapStack,
     RayBatch,
+    Shapes,
     WalkMap,
 )
 from tilecast.grid import Grid, check_map
@@ -226,6 +228,7 @@ def _stack_limits(max_distance: Any, count: int, n: int) -> NDArray[np.float64]:
 
 def _stack_scan(
     stack: GridStack, poses: Any, angles: Any, max_range: Any, mask: Any, out: Any, dtype: Any,
+    circles: Any, boxes: Any,
 ) -> NDArray[np.floating[Any]]:  # fmt: skip
     """``scan_many`` on a stack: ranges (B, P, R), one compiled call for every map."""
     count = len(stack)
@@ -234,6 +237,7 @@ def _stack_scan(
     limit = as_max_range(max_range)
     mask_bits = as_mask(mask)
     n_poses, n_beams = pose_array.shape[1], len(angle_array)
+    shapes = _shapes(circles, boxes, count, max(n_poses, 1))
     shape = (count, n_poses, n_beams)
     if out is None:
         result = np.empty(shape, as_range_dtype(dtype))
@@ -250,7 +254,8 @@ def _stack_scan(
         view = stack_walk_map(stack, data)
         rays = _stack_rays(stack, data, 0, count, n_poses * n_beams, n_poses, mask_bits)
         ranges = flat if direct else np.empty(flat.size)
-        _scan_grid_rays(stack, view, flat_poses, 0, angle_array, limit, ranges, "poses", rays)
+        _scan_grid_rays(stack, view, flat_poses, 0, angle_array, limit, ranges, "poses", rays,
+                        shapes)  # fmt: skip
         if not direct:
             _round_into(flat, ranges)
 
@@ -508,6 +513,8 @@ def scan_many(
     out: Any = None,
     dtype: Any = np.float64,
     mask: int = ALL_LAYERS,
+    circles: Any = None,
+    boxes: Any = None,
 ) -> NDArray[np.floating[Any]]:
     """Lidar-style ranges for many poses (particle filters), shape (P, B).
 
@@ -535,6 +542,18 @@ def scan_many(
         The collision layers the beams see, as for :func:`tilecast.raycast`
         (on a ROS map, ``mask=1`` reads unknown cells as free; on a ``GridStack``
         a cell blocks when ``layers & mask != 0``).
+    circles : array_like, shape (K, 3), optional
+        Moving round things ``(x, y, r)`` in world units (on a stack
+        ``(B, K, 3)``, each map's own): a beam stops at the first of wall,
+        circle or box, decided exactly (a tie goes to the wall). A beam
+        starting inside a shape reads 0; shapes count outside the map too.
+        A row of NaN is no shape (free slots in a fixed-size array).
+    boxes : array_like, shape (K, 5), optional
+        Oriented boxes ``(cx, cy, half_w, half_h, angle)`` (on a stack
+        ``(B, K, 5)``): corners ``c + R(angle) (+-half_w, +-half_h)``,
+        ``angle`` in radians, counter-clockwise in the world's x-y axes;
+        the corners are computed once in float64 and every decision is exact
+        on them. As ``circles`` otherwise. Only on a ``Grid`` or ``GridStack``.
 
     Returns
     -------
@@ -565,13 +584,13 @@ def scan_many(
     [[inf]]
     """
     if type(grid) is GridStack:
-        return _stack_scan(grid, poses, angles, max_range, mask, out, dtype)
-    return _scan_many(grid, poses, angles, max_range, "poses", out, dtype, mask)
+        return _stack_scan(grid, poses, angles, max_range, mask, out, dtype, circles, boxes)
+    return _scan_many(grid, poses, angles, max_range, "poses", out, dtype, mask, circles, boxes)
 
 
 def _scan_many(
     grid: Any, poses: Any, angles: Any, max_range: Any, pose_name: str, out: Any = None,
-    dtype: Any = np.float64, mask: Any = ALL_LAYERS,
+    dtype: Any = np.float64, mask: Any = ALL_LAYERS, circles: Any = None, boxes: Any = None,
 ) -> NDArray[np.floating[Any]]:  # fmt: skip
     """``scan_many``; a ray whose numbers overflow names ``pose_name`` (row k)."""
     world = check_map(grid, mask)
@@ -579,6 +598,9 @@ def _scan_many(
     angle_array = as_angles(angles)
     max_range = as_max_range(max_range)
     n_poses, n_beams = len(pose_array), len(angle_array)
+    shapes = _shapes(circles, boxes, None, max(n_poses, 1))
+    if shapes is not None and isinstance(world, TileMap):
+        raise TypeError("circles and boxes need a Grid or a GridStack, not a TileMap")
     shape = (n_poses, n_beams)
     if out is None:
         result = np.empty(shape, as_range_dtype(dtype))
@@ -599,12 +621,39 @@ def _scan_many(
             return
 
         ranges = flat if direct else np.empty(flat.size)
-        _scan_grid_rays(world, view, pose_array, 0, angle_array, max_range, ranges, pose_name)
+        _scan_grid_rays(world, view, pose_array, 0, angle_array, max_range, ranges, pose_name,
+                        None, shapes)  # fmt: skip
         if not direct:
             _round_into(flat, ranges)
 
     world.consistent(cast)
     return result if out is None else out
+
+
+def _shapes(circles: Any, boxes: Any, count: int | None, poses_per_map: int) -> Shapes | None:
+    """Return the :class:`Shapes` of ``circles=`` and ``boxes=`` (checked), or None without any.
+
+    ``count`` None: one map (rows ``(K, 3)``, ``(K, 5)``); else a stack's B
+    (``(B, K, 3)``, ``(B, K, 5)``). A box's corners ``c + R(angle) (+-hw, +-hh)``
+    are computed here, once, in float64; every decision is exact on them.
+    """
+    if circles is None and boxes is None:
+        return None
+    maps = 1 if count is None else count
+    circle_rows = np.empty((maps, 0, 3))
+    if circles is not None:
+        circle_rows = as_shape_rows("circles", circles, count, 3)
+    corners = np.empty((maps, 0, 4, 2))
+    if boxes is not None:
+        rows = as_shape_rows("boxes", boxes, count, 5)
+        cx, cy, hw, hh, angle = (rows[..., q] for q in range(5))
+        cosine, sine = np.cos(angle), np.sin(angle)
+        corners = np.empty((*rows.shape[:-1], 4, 2))
+        for q, (sx, sy) in enumerate(((-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0))):
+            ux, uy = sx * hw, sy * hh  # counter-clockwise in the world's x-y axes
+            corners[..., q, 0] = cx + (cosine * ux - sine * uy)
+            corners[..., q, 1] = cy + (sine * ux + cosine * uy)
+    return Shapes(circle_rows, corners, poses_per_map)
 
 
 def _round_into(target: NDArray[np.floating[Any]], ranges: NDArray[np.float64]) -> None:
@@ -616,7 +665,7 @@ def _round_into(target: NDArray[np.floating[Any]], ranges: NDArray[np.float64]) 
 def _scan_grid_rays(
     world: Any, view: WalkMap, poses: NDArray[np.float64], first_pose: int,
     angles: NDArray[np.float64], max_range: float, distance: NDArray[np.float64], pose_name: str,
-    stack: StackRays | None = None,
+    stack: StackRays | None = None, shapes: Shapes | None = None,
 ) -> None:  # fmt: skip
     """Cast every beam of ``poses`` on a grid into ``distance`` (P * B,), in parallel.
 
@@ -626,7 +675,9 @@ def _scan_grid_rays(
     share the rays (:func:`tilecast._threads.run_shared`: the calling thread
     alone could cast them all, so a busy pool only makes it slower). On a
     stack (``stack``: its maps, ``view`` its map 0's) pose ``p`` is on map
-    ``p // stack.poses_per_map``, and ``world`` is the ``GridStack``.
+    ``p // stack.poses_per_map``, and ``world`` is the ``GridStack``. With
+    ``shapes`` (circles and boxes, :func:`_shapes`) each beam then stops at
+    the first of wall and shape (:func:`tilecast._kernels.obstacles.clip_beams`).
     """
     lanes = _engine.kernels("lanes")
 
@@ -636,10 +687,16 @@ def _scan_grid_rays(
 
     beams = Beams(poses, angles, max_range)
     maps = MapStack(view.info[None], n) if stack is None else stack.maps
-    out = FirstHits(distance, _NO_POINTS, _NO_POINTS, _NO_CELLS, _NO_INSIDE, _NO_CELLS, status)
+    full = shapes is not None  # the walls' cells and normals too, for the exact comparison
+    if full:
+        out = FirstHits(distance, np.empty((n, 2)), np.empty((n, 2)),
+                        np.empty((n, 2), dtype=np.int64), np.empty(n, dtype=np.bool_), _NO_CELLS,
+                        status)  # fmt: skip
+    else:
+        out = FirstHits(distance, _NO_POINTS, _NO_POINTS, _NO_CELLS, _NO_INSIDE, _NO_CELLS, status)
 
     def task() -> None:
-        lanes.cast_lanes(lanes.SCAN, counter, n, view, maps, _NO_RAYS, beams, out, False)
+        lanes.cast_lanes(lanes.SCAN, counter, n, view, maps, _NO_RAYS, beams, out, full)
 
     run_shared(task, n)
     for k in np.flatnonzero(status).tolist():  # rare: beyond the compiled range
@@ -652,8 +709,13 @@ def _scan_grid_rays(
             grid, name = stack.grid(b), f"{pose_name}[{b}, {p}]"
         hit = _engine.far_first_hit(grid, start, beam, max_range, 0, False, name)
         distance[k] = math.inf if hit is None else hit.distance
+        if full:
+            _store_hit(hit, k, distance, out.point, out.normal, out.cell, out.inside, None)
     # a miss is +inf; every hit lies within max_range
     np.minimum(distance, max_range, out=distance)
+    if shapes is not None:
+        clip_beams = _engine.kernels("obstacles").clip_beams
+        run_tasks(lambda lo, hi: clip_beams(lo, hi, beams, shapes, out, view), n)
 
 
 _POSE_ROW = re.compile(r"^(\w+)\[(\d+)\]")
@@ -806,13 +868,16 @@ def scan(
     angles: Any,
     max_range: float,
     *,
-    out: NDArray[np.floating[Any]] | None = None,
+    out: Any = None,
     dtype: Any = np.float64,
     mask: int = ALL_LAYERS,
+    circles: Any = None,
+    boxes: Any = None,
 ) -> NDArray[np.floating[Any]]:
     """Lidar-style ranges for one pose ``(x, y, theta)``, shape (B,); see :func:`scan_many`.
 
-    ``out`` (a float32 or float64 array of shape (B,)), ``dtype``, ``mask``
+    ``out`` (a float32 or float64 array of shape (B,)), ``dtype``, ``mask``,
+    ``circles``, ``boxes``
     and ``max_range=inf`` work as for :func:`scan_many`.
 
     Examples
@@ -836,10 +901,12 @@ def scan(
     theta = as_finite_float("pose[2]", pose[2])
     if out is None:
         ranges: NDArray[np.floating[Any]] = _scan_many(
-            world, [(x, y, theta)], angles, max_range, "pose", None, dtype
-        )[0]
+            world, [(x, y, theta)], angles, max_range, "pose", None, dtype, ALL_LAYERS, circles,
+            boxes,
+        )[0]  # fmt: skip
         return ranges
     n_beams = len(as_angles(angles))
     array = check_out(out, (n_beams,), RANGE_DTYPES, (angles,))
-    _scan_many(world, [(x, y, theta)], angles, max_range, "pose", array.reshape(1, n_beams))
-    return out
+    _scan_many(world, [(x, y, theta)], angles, max_range, "pose", array.reshape(1, n_beams),
+               np.float64, ALL_LAYERS, circles, boxes)  # fmt: skip
+    return out  # type: ignore[no-any-return]
