@@ -715,7 +715,8 @@ def _scan_grid_rays(
     np.minimum(distance, max_range, out=distance)
     if shapes is not None:
         clip_beams = _engine.kernels("obstacles").clip_beams
-        run_tasks(lambda lo, hi: clip_beams(lo, hi, beams, shapes, out, view), n)
+        per_thread = -(-n // share_count(n))  # few beams: on this thread, no pool round trip
+        run_tasks(lambda lo, hi: clip_beams(lo, hi, beams, shapes, out, view), n, per_thread)
 
 
 _POSE_ROW = re.compile(r"^(\w+)\[(\d+)\]")
