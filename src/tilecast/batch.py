@@ -323,7 +323,7 @@ def _stack_raycast(
 
 # --------------------------------------------------------------- public API
 def raycast_many(
-    grid: Grid | TileMap | np.ndarray,
+    grid: Grid | TileMap | GridStack | np.ndarray,
     origins: Any,
     directions: Any,
     max_distance: Any = math.inf,
@@ -505,7 +505,7 @@ _BOOL, _FLOAT, _INT = np.dtype(np.bool_), np.dtype(np.float64), np.dtype(np.int6
 
 
 def scan_many(
-    grid: Grid | TileMap | np.ndarray,
+    grid: Grid | TileMap | GridStack | np.ndarray,
     poses: Any,
     angles: Any,
     max_range: float,

@@ -113,7 +113,7 @@ class BeamModel:
 
 
 def scan_likelihood(
-    grid: Grid | TileMap | np.ndarray,
+    grid: Grid | TileMap | GridStack | np.ndarray,
     poses: Any,
     angles: Any,
     observed: Any,

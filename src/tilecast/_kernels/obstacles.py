@@ -11,8 +11,9 @@ contact is the walk's own: the grid line ``X`` it crossed, at parameter
 the same ray parameter ``t`` that the shapes' contacts have on the world ray
 ``p + t * d`` (``d`` the beam's direction, scaled as the walk scales it).
 A tie goes to the wall. A beam that starts inside a shape reads 0; the
-range of a shape's contact is ``t * |d|``, within a few ulps of the exact
-one, and never beyond ``max_range`` (a farther contact reads ``max_range``).
+range of a shape's contact is ``t * |d|``, within ``1e-13`` (relative) of
+the exact one, typically an ulp or two, and never beyond ``max_range`` (a
+farther contact reads ``max_range``).
 """
 
 from __future__ import annotations
@@ -151,17 +152,22 @@ def _rounded(e):
     return total
 
 
+# A float contact parameter whose proven error bound is below this (relative)
+# is reported as it is (its true error is an ulp or two; the bound is loose).
+_CLOSE_ENOUGH = 1e-13
+
+
 @njit(cache=True)
 def _accurate_t(ray, c):
     """The contact's parameter within a few ulps, even where its float estimate is not.
 
     Near a tangent (circles) or a grazing edge (boxes) the float ``t`` of a
     contact can be off by far more than an ulp (its ``err`` says how far);
-    there ``t`` is worked out again from the exact expansions of its terms,
-    each rounded once: ``c / (-b + sqrt(disc))`` for a circle, ``num / den``
-    for an edge.
+    where that bound exceeds ``1e-13`` of ``t``, ``t`` is worked out again
+    from the exact expansions of its terms, each rounded once:
+    ``c / (-b + sqrt(disc))`` for a circle, ``num / den`` for an edge.
     """
-    if c.err <= 1e-15 * abs(c.t):
+    if c.err <= _CLOSE_ENOUGH * abs(c.t):
         return c.t
     if c.kind == ROOT:
         _, b, disc = quadratic(ray, c)
