@@ -585,7 +585,8 @@ def scan_many(
     """
     if type(grid) is GridStack:
         return _stack_scan(grid, poses, angles, max_range, mask, out, dtype, circles, boxes)
-    return _scan_many(grid, poses, angles, max_range, "poses", out, dtype, mask, circles, boxes)
+    return _scan_many(grid, poses, angles, max_range, "poses", out, dtype, mask, circles=circles,
+                      boxes=boxes)  # fmt: skip
 
 
 def _scan_many(
@@ -902,12 +903,12 @@ def scan(
     theta = as_finite_float("pose[2]", pose[2])
     if out is None:
         ranges: NDArray[np.floating[Any]] = _scan_many(
-            world, [(x, y, theta)], angles, max_range, "pose", None, dtype, ALL_LAYERS, circles,
-            boxes,
+            world, [(x, y, theta)], angles, max_range, "pose", None, dtype, circles=circles,
+            boxes=boxes,
         )[0]  # fmt: skip
         return ranges
     n_beams = len(as_angles(angles))
     array = check_out(out, (n_beams,), RANGE_DTYPES, (angles,))
     _scan_many(world, [(x, y, theta)], angles, max_range, "pose", array.reshape(1, n_beams),
-               np.float64, ALL_LAYERS, circles, boxes)  # fmt: skip
+               circles=circles, boxes=boxes)  # fmt: skip
     return out  # type: ignore[no-any-return]

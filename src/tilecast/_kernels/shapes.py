@@ -300,9 +300,12 @@ def edge_contact(ray, ax, ay, bx, by):
 def _point_contact(ray, x, y):
     """AXIS contact for a point known to lie on the ray's line (largest direction component)."""
     px, py, dx, dy = ray
+    # the float value as a projection (no cancellation: q - p is parallel to d)
+    t = ((x - px) * dx + (y - py) * dy) / (dx * dx + dy * dy)
+    err = 16.0 * _EPS * abs(t) + _TINY
     if abs(dx) >= abs(dy):
-        return axis_contact(x, px, dx, 2.0)
-    return axis_contact(y, py, dy, 2.0)
+        return Contact(AXIS, t, err, x, px, dx, 2.0)
+    return Contact(AXIS, t, err, y, py, dy, 2.0)
 
 
 @internal
