@@ -135,7 +135,7 @@ class GridStack:
 
     def __getitem__(self, b: Any) -> Grid:
         """Map ``b`` as a new :class:`~tilecast.Grid` (a copy: edits go through the stack)."""
-        index = self._map_index("b", b)
+        index = self._map_index("b", b, IndexError)  # IndexError ends iteration
         return Grid(self._layers[index], self._tile_size, self._origin, self._outside)
 
     def __repr__(self) -> str:
@@ -182,10 +182,10 @@ class GridStack:
         """Counter bumped by every edit."""
         return self._version
 
-    def _map_index(self, name: str, b: Any) -> int:
+    def _map_index(self, name: str, b: Any, error: type[Exception] = ValueError) -> int:
         index = as_int(name, b, -len(self))
         if index >= len(self):
-            raise IndexError(f"{name} must be a map index below {len(self)}, got {index}")
+            raise error(f"{name} must be a map index below {len(self)}, got {index}")
         return index % len(self)
 
     # ----------------------------------------------------------------- edits
