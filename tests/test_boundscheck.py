@@ -39,6 +39,8 @@ KERNEL_TESTS = (
     "test_tiles.py",
     "test_tilebatch.py",
     "test_sensor.py",
+    "test_stack.py",
+    "test_scan_shapes.py",
     "test_mapping.py",
     "test_visibility_scene.py",
     "test_concurrency.py",

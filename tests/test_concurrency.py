@@ -12,7 +12,7 @@ import threading
 
 import numpy as np
 
-from tilecast import Grid, TileMap, TileSet, raycast, raycast_many, scan_many
+from tilecast import Grid, GridStack, TileMap, TileSet, raycast, raycast_many, scan_many
 
 RNG = np.random.default_rng(17)
 N_RAYS = 20_000  # large enough to run on the thread pool, with the GIL released
@@ -72,6 +72,21 @@ def test_grid_edits_while_batches_run_are_seen_whole():
         lambda: grid.set_solid(wall, False),
         lambda: grid.set_solid(wall, True),
         lambda: raycast_many(grid, origins, directions),
+    )
+    assert "mixed" not in seen, seen
+
+
+def test_stack_edits_while_batches_run_are_seen_whole():
+    stack = GridStack(RNG.random((3, 64, 64)) < 0.1, outside="solid")
+    wall = np.array([(i, 32) for i in range(5, 60)])
+    origins, directions = _rays(64, 64)
+    origins = np.stack([origins[: N_RAYS // 2]] * 3)
+    directions = np.stack([directions[: N_RAYS // 2]] * 3)
+    seen = _flip_while_casting(
+        stack,
+        lambda: stack.set_layers(1, wall, 0),
+        lambda: stack.set_layers(1, wall, 1),
+        lambda: raycast_many(stack, origins, directions),
     )
     assert "mixed" not in seen, seen
 

@@ -211,3 +211,36 @@ def test_particle_filter_with_the_likelihood_field(tmp_path):
     text = run_example("particle_filter.py", str(out), "--quick", "--model", "field")
     final = float(re.search(r"final position error: ([\d.]+) m", text).group(1))
     assert final < 0.2
+
+
+def test_vector_env_steps_all_robots_with_one_scan():
+    pytest.importorskip("gymnasium")
+    example = load_module("vector_env")
+    env = example.LidarRobots(3, others=2, max_steps=4)
+    obs, _ = env.reset(seed=5)
+    assert obs.shape == (3, example.BEAMS) and obs.dtype == np.float32
+    assert env.observation_space.contains(obs)
+    again, _ = example.LidarRobots(3, others=2, max_steps=4).reset(seed=5)
+    np.testing.assert_array_equal(obs, again)  # seeded: the same start
+    rng = np.random.default_rng(1)
+    for _ in range(6):
+        obs, rewards, terminated, truncated, _ = env.step(rng.uniform(-1, 1, (3, 2)))
+        assert rewards.shape == terminated.shape == truncated.shape == (3,)
+        # each environment's lidar is its map's scan with the other robots as circles
+        for b in range(3):
+            circles = [(x, y, example.RADIUS) for x, y, _ in env.robots[b, 1:]]
+            single = tilecast.scan(env.stack[b], env.robots[b, 0], env.angles, example.MAX_RANGE,
+                                   circles=circles, dtype=np.float32)  # fmt: skip
+            np.testing.assert_array_equal(obs[b], single)
+        assert (terminated == (obs.min(axis=1) < example.RADIUS)).all() or truncated.any()
+    assert (env.steps <= 4).all()  # truncated episodes were reset (next-step autoreset)
+
+
+def test_vector_env_prints_a_step_rate_table():
+    pytest.importorskip("gymnasium")
+    text = run_example("vector_env.py", "--sizes", "1", "4", "--steps", "3")
+    rows = re.findall(r"^\| (\d+) \| ([\d,]+) \| ([\d,.]+) \|$", text, re.M)
+    assert [int(n) for n, *_ in rows] == [1, 4]
+    for n, per_env, per_vector in rows:
+        rate, vector_rate = float(per_env.replace(",", "")), float(per_vector.replace(",", ""))
+        assert rate > 0 and rate == pytest.approx(int(n) * vector_rate, rel=0.01, abs=1)

@@ -829,6 +829,82 @@ def _batch(rng: random.Random) -> Case:
     )
 
 
+def _stack(rng: random.Random) -> Case:
+    """GridStack and its batch calls, and circles/boxes in scans (DESIGN 22)."""
+    import tilecast as tc
+
+    count = rng.choice([1, 2, 3])
+    cells = rng.choice(
+        [
+            np.zeros((count, 4, 5), bool),
+            np.random.default_rng(rng.randrange(1000)).integers(0, 4, (count, 4, 5)),
+            np.full((count, 3, 3), -1),
+            np.zeros((count, 0, 3), bool),
+            [np.zeros((2, 2), int), np.zeros((3, 2), int)],
+            np.zeros((count, 3)),
+            "a",
+        ]
+    )
+    shape_rows = [
+        None,
+        [[number(rng, 0.3) for _ in range(3)] for _ in range(2)],
+        [[2.0, 2.0, 0.5], [math.nan, math.nan, math.nan]],
+        [[1.0, math.nan, 0.5]],
+        [[1.0, 1.0, -1.0]],
+        np.zeros((count, 2, 3)),
+        np.zeros((count + 1, 1, 3)),
+    ]
+    circles = rng.choice(shape_rows)
+    boxes = rng.choice([None, np.zeros((count, 1, 5)), [[1.0, 1.0, 0.5, 0.5, number(rng, 0.3)]]])
+    poses = rng.choice(
+        [
+            np.full((count, 2, 3), 1.5),
+            [[[number(rng, 0.3) for _ in range(3)]] for _ in range(count)],
+            np.zeros((count + 1, 1, 3)),
+            np.zeros((count, 3)),
+        ]
+    )
+    which = rng.choice(["scan_many", "raycast_many", "set_layers"])
+
+    def check_ranges(out: Any) -> None:
+        arr = np.asarray(out)
+        require(not np.isnan(arr).any() and bool((arr >= 0).all()), f"ranges {arr}")
+
+    if which == "scan_many":
+        max_range = rng.choice([10.0, math.inf, number(rng, 0.4)])
+        return (
+            which,
+            ("cells", "poses", "angles", "max_range", "circles", "boxes", "b"),
+            lambda: tc.scan_many(
+                tc.GridStack(cells, outside="solid"),
+                poses,
+                np.linspace(0, 6, 9),
+                max_range,
+                circles=circles,
+                boxes=boxes,
+            ),
+            check_ranges,
+        )
+    if which == "raycast_many":
+        origins = rng.choice([np.full((count, 3, 2), 1.5), points(rng, 0.3)])
+        directions = rng.choice([np.ones((count, 3, 2)), points(rng, 0.3)])
+        return (
+            which,
+            ("cells", "origins", "directions"),
+            lambda: tc.raycast_many(tc.GridStack(cells), origins, directions),
+            lambda out: None,
+        )
+    b = rng.choice([0, -1, count, 1.5, "x"])
+    where = rng.choice([(0, 0), [(1, 1), (2, 2)], (9, 9), [(0, 0)]])
+    bits = rng.choice([1, True, -1, 2**32, [1, 2], 1.5])
+    return (
+        which,
+        ("cells", "b", "cells", "bits"),
+        lambda: tc.GridStack(cells).set_layers(b, where, bits),
+        lambda out: None,
+    )
+
+
 def _fov(rng: random.Random) -> Case:
     import tilecast as tc
 
@@ -1099,6 +1175,7 @@ AREAS: dict[str, Callable[[random.Random], Case]] = {
     "regions": _regions,
     "rays": _rays,
     "batch": _batch,
+    "stack": _stack,
     "fov": _fov,
     "maps": _maps,
     "mapping": _mapping,

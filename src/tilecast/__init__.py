@@ -24,6 +24,7 @@ from tilecast.results import Hit, Hits, RayContact, Step
 from tilecast.scene import VisibilityScene
 from tilecast.sensor import BeamModel, scan_likelihood
 from tilecast.spatial_hash import SpatialHash
+from tilecast.stack import GridStack
 from tilecast.startup import warmup
 from tilecast.tiles import TileMap, TileSet
 from tilecast.visibility import visibility_polygon, wall_segments
@@ -35,6 +36,7 @@ __all__ = [
     "ALL_LAYERS",
     "BeamModel",
     "Grid",
+    "GridStack",
     "Hit",
     "Hits",
     "LikelihoodField",

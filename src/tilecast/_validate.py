@@ -38,6 +38,7 @@ __all__ = [
     "as_directions_array",
     "as_finite_float",
     "as_flag",
+    "as_host_array",
     "as_layer_bits",
     "as_likelihood_table",
     "as_mask",
@@ -53,6 +54,8 @@ __all__ = [
     "as_range_dtype",
     "as_real_array",
     "as_segments",
+    "as_shape_rows",
+    "as_stack_array",
     "check_out",
 ]
 
@@ -185,12 +188,47 @@ def as_path(name: str, value: Any) -> Path:
     return Path(value)
 
 
+def as_host_array(name: str, value: Any) -> np.ndarray:
+    """Return ``value`` as a NumPy array, without a copy where possible.
+
+    NumPy arrays pass as they are. Any array exposing ``__dlpack__`` (PyTorch,
+    JAX, CuPy ...) is viewed through :func:`numpy.from_dlpack` when it lives
+    in CPU memory; one on another device is a ``ValueError`` naming ``name``.
+    Anything else goes through :func:`numpy.asarray` (``__array_interface__``,
+    ``__array__``, nested sequences).
+    """
+    if type(value) is np.ndarray:
+        return value
+    if hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"):
+        device = value.__dlpack_device__()
+        if int(device[0]) != _DLPACK_CPU:
+            raise ValueError(
+                f"{name} lives on a device ({_device_name(device)}), not in CPU memory: "
+                "copy it to the CPU first (or use tilecast.cuda)"
+            )
+        try:
+            return np.from_dlpack(value)
+        except (TypeError, ValueError, BufferError, RuntimeError):
+            pass  # e.g. a dtype DLPack cannot carry to NumPy: the general path
+    try:
+        return np.asarray(value)
+    except (TypeError, ValueError, RuntimeError) as exc:  # ragged input
+        raise ValueError(f"{name} must be a regular array of numbers: {exc}") from None
+
+
+_DLPACK_CPU = 1  # DLPack's kDLCPU
+_DLPACK_DEVICES = {2: "CUDA", 3: "CUDA host", 4: "OpenCL", 7: "Vulkan", 8: "Metal", 10: "ROCm",
+                   13: "CUDA managed", 14: "oneAPI"}  # fmt: skip
+
+
+def _device_name(device: Any) -> str:
+    kind, number = int(device[0]), int(device[1])
+    return f"{_DLPACK_DEVICES.get(kind, f'DLPack device type {kind}')} device {number}"
+
+
 def as_real_array(name: str, value: Any) -> np.ndarray:
     """Return ``value`` as an array of real numbers (ints or floats, not bools), or raise."""
-    try:
-        array = np.asarray(value)
-    except (TypeError, ValueError) as exc:  # ragged input
-        raise ValueError(f"{name} must be a regular array of numbers: {exc}") from None
+    array = as_host_array(name, value)
     if array.dtype.kind not in "fiu":
         raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
     return array
@@ -332,8 +370,10 @@ def as_layer_bits(name: str, value: Any, shape: tuple[int, ...] | None = None) -
     is broadcast to it).
     """
     try:
-        array = np.asarray(value)
+        array = as_host_array(name, value)
     except (TypeError, ValueError) as exc:
+        if str(exc).startswith(name):
+            raise
         raise ValueError(f"{name} must be an array of layer bits: {exc}") from None
     if array.dtype != np.bool_ and not np.issubdtype(array.dtype, np.integer):
         raise TypeError(
@@ -545,6 +585,56 @@ def as_poses(poses: Any) -> NDArray[np.float64]:
     return array
 
 
+def as_stack_array(name: str, value: Any, count: int, width: int) -> NDArray[np.float64]:
+    """``value`` as a C-contiguous ``(count, K, width)`` float64 array of finite numbers.
+
+    The per-map rows of a ``GridStack`` query: the leading axis is the map.
+    """
+    array = as_real_array(name, value)
+    if array.ndim != 3 or array.shape[2] != width:
+        raise ValueError(f"{name} must have shape (B, K, {width}) on a stack of B maps, "
+                         f"got {array.shape}")  # fmt: skip
+    if array.shape[0] != count:
+        raise ValueError(f"{name} must have one row per map: leading dimension {count} "
+                         f"(the stack's B), got shape {array.shape}")  # fmt: skip
+    array = np.ascontiguousarray(array, dtype=np.float64)
+    if not all_finite(array):
+        raise ValueError(f"{name} must contain only finite values (no NaN or inf)")
+    return array
+
+
+def as_shape_rows(name: str, value: Any, count: int | None, width: int) -> NDArray[np.float64]:
+    """Circles ``(x, y, r)`` or boxes ``(cx, cy, hw, hh, angle)`` of each map, ``(M, K, width)``.
+
+    ``count`` None: one map's ``(K, width)`` (M = 1); else a stack's
+    ``(count, K, width)``. A row of NaN is no shape (kept, the kernels skip
+    it); a row with NaN in only some entries, an infinite entry, or a
+    negative radius or half extent is an error naming ``name``.
+    """
+    array = as_real_array(name, value)
+    expected = f"(K, {width})" if count is None else f"(B, K, {width}) with B = {count}"
+    if count is None:
+        if array.ndim != 2 or array.shape[1] != width:
+            raise ValueError(f"{name} must have shape {expected}, got {array.shape}")
+        array = array[None]
+    elif array.ndim != 3 or array.shape[0] != count or array.shape[2] != width:
+        raise ValueError(f"{name} must have shape {expected} on a stack, got {array.shape}")
+    array = np.ascontiguousarray(array, dtype=np.float64)
+    nan = np.isnan(array)
+    empty = nan.all(axis=-1)
+    if (nan.any(axis=-1) & ~empty).any():
+        m, k = np.argwhere(nan.any(axis=-1) & ~empty)[0]
+        row = f"{name}[{k}]" if count is None else f"{name}[{m}, {k}]"
+        raise ValueError(f"{row} has NaN in some entries only (a row of NaN is no shape)")
+    if np.isinf(array).any():
+        raise ValueError(f"{name} must be finite (or rows of NaN)")
+    sizes = array[..., 2:3] if width == 3 else array[..., 2:4]
+    if (sizes < 0).any():
+        what = "radius" if width == 3 else "half width and half height"
+        raise ValueError(f"{name} must have a non-negative {what}")
+    return array
+
+
 RANGE_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
 
 
@@ -570,9 +660,20 @@ def as_range_dtype(dtype: Any) -> np.dtype[Any]:
 def check_out(
     out: Any, shape: tuple[int, ...], dtypes: tuple[np.dtype[Any], ...], inputs: tuple[Any, ...]
 ) -> NDArray[np.floating[Any]]:
-    """Return ``out`` if it can take the result: shape, dtype, C order, writable, no aliasing."""
+    """Return ``out`` as a NumPy array if it can take the result, else raise naming ``out``.
+
+    Shape, dtype, C order, writable, no aliasing. ``out`` may be any CPU
+    array exposing ``__dlpack__`` or ``__array_interface__`` (a PyTorch
+    tensor, say): the array returned is a view of its memory, so writing
+    into it fills ``out`` in place.
+    """
     if not isinstance(out, np.ndarray):
-        raise TypeError(f"out must be a NumPy array, got {type(out).__name__}")
+        if not (hasattr(out, "__dlpack__") or hasattr(out, "__array_interface__")):
+            raise TypeError(
+                "out must be a NumPy array or a CPU array exposing __dlpack__ or "
+                f"__array_interface__, got {type(out).__name__}"
+            )
+        out = as_host_array("out", out)
     if out.shape != shape:
         raise ValueError(f"out must have shape {shape}, got {out.shape}")
     if out.dtype not in dtypes:
@@ -584,7 +685,8 @@ def check_out(
         raise ValueError("out must be writable")
     if any(np.may_share_memory(out, array) for array in inputs):
         raise ValueError("out must not share memory with the input arrays")
-    return out
+    checked: NDArray[np.floating[Any]] = out
+    return checked
 
 
 def as_observed(observed: Any, n_beams: int) -> NDArray[np.float64]:

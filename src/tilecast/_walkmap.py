@@ -22,7 +22,15 @@ from tilecast._walkspec import MIXED_TILE, OFF_EMPTY, SOLID, WalkMap
 from tilecast.grid import Grid, check_map
 from tilecast.tiles import TileMap
 
-__all__ = ["CLEARANCE_CAP", "WalkMap", "clearance_map", "tile_info_map", "walk_map"]
+__all__ = [
+    "CLEARANCE_CAP",
+    "StackClearance",
+    "WalkMap",
+    "clearance_map",
+    "stack_walk_map",
+    "tile_info_map",
+    "walk_map",
+]
 
 #: Largest clearance stored per cell (a ray jumps at most this far at once).
 #: A higher cap helps wide open maps but makes ``Grid.set_solid`` touch a
@@ -77,6 +85,44 @@ class _Clearance:
             fill_clearance(grid.solid, self.cap, grid.outside == "solid", self.values)
         else:
             update_clearance(grid.solid, self.cap, cells, self.values)
+
+
+class StackClearance:
+    """A ``GridStack``'s clearance maps for one mask, kept current by ``set_layers``.
+
+    ``solid`` (B, rows, cols) bool: ``layers & mask != 0``; ``values``
+    (B, 4, rows + 2, cols + 2) int8: map b's is ``clearance_map`` of a grid of
+    ``solid[b]``, computed by the same kernels. ``maps`` is the
+    :class:`~tilecast._walkspec.MapStack` the batch kernels read (``per_map``
+    set per call), ``template`` the :class:`WalkMap` of map 0 (the geometry).
+    """
+
+    __slots__ = ("solid", "values")
+
+    def __init__(self, layers: NDArray[Any], mask: int, outside_solid: bool) -> None:
+        count, rows, cols = layers.shape
+        self.solid = (layers & np.uint32(mask)) != 0
+        self.values = np.empty((count, 4, rows + 2, cols + 2), dtype=np.int8)
+        for b in range(count):
+            fill_clearance(self._solid_of(b), CLEARANCE_CAP, outside_solid, self.values[b])
+
+    def _solid_of(self, b: int) -> NDArray[np.bool_]:
+        view: NDArray[np.bool_] = self.solid[b]
+        view.flags.writeable = False  # as a grid's solid: one compiled signature
+        return view
+
+    def update(self, layers: NDArray[Any], mask: int, b: int, cells: NDArray[np.int64]) -> None:
+        """Follow an edit of ``cells`` of map ``b`` (with the stack's edit lock held)."""
+        update_clearance = kernels("maps").update_clearance
+
+        i, j = cells[:, 0], cells[:, 1]
+        self.solid[b, j, i] = (layers[b, j, i] & np.uint32(mask)) != 0
+        _, rows, cols = self.solid.shape
+        if len(cells) > _REBUILD_FRACTION * rows * cols:
+            outside_solid = bool(self.values[b, 0, 0, 0] == SOLID)
+            fill_clearance(self._solid_of(b), CLEARANCE_CAP, outside_solid, self.values[b])
+        else:
+            update_clearance(self._solid_of(b), CLEARANCE_CAP, cells, self.values[b])
 
 
 class _TileInfo:
@@ -207,3 +253,14 @@ def _build_walk_map(grid: Any) -> tuple[WalkMap, bool]:
         view = WalkMap(clearance_map(grid), _GRID_VARIANTS, _GRID_PIXELS,
                        grid.outside == "solid", _GRID_JUMP_MIN, ox, oy, w, h)  # fmt: skip
     return view, isinstance(grid, TileMap)
+
+
+def stack_walk_map(stack: Any, data: StackClearance) -> WalkMap:
+    """Return the :class:`WalkMap` of a stack's map 0.
+
+    Its geometry; the lanes take each map's clearance from ``data.values``.
+    """
+    ox, oy = stack.origin
+    w, h = stack.tile_size
+    return WalkMap(data.values[0], _GRID_VARIANTS, _GRID_PIXELS, stack.outside == "solid",
+                   _GRID_JUMP_MIN, ox, oy, w, h)  # fmt: skip

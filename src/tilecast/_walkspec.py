@@ -178,6 +178,18 @@ class WalkMap(NamedTuple):
     cell_height: float
 
 
+class MapStack(NamedTuple):
+    """The maps a batch kernel walks.
+
+    ``info`` (B, 4, rows + 2, cols + 2) int8 is the :attr:`WalkMap.info` of B
+    maps of one shape and geometry (a ``GridStack``'s, or one map's as a stack
+    of one); ray ``k`` of the batch walks map ``k // per_map``.
+    """
+
+    info: Any
+    per_map: int
+
+
 class Ray(NamedTuple):
     """One query's ray or segment, as every walk kernel takes it.
 
@@ -300,3 +312,16 @@ class Beams(NamedTuple):
     poses: Any
     angles: Any
     max_range: float
+
+
+class Shapes(NamedTuple):
+    """The moving things of a scan's maps (``circles=``, ``boxes=``).
+
+    ``circles`` (M, K, 3) ``(x, y, r)`` and ``corners`` (M, L, 4, 2), each
+    box's four corners counter-clockwise; a row whose first number is NaN is
+    no shape. Pose ``p`` of the scan is on map ``p // poses_per_map``.
+    """
+
+    circles: Any
+    corners: Any
+    poses_per_map: int

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -29,6 +29,8 @@ from tilecast._validate import (
     as_directions_array,
     as_finite_float,
     as_flag,
+    as_host_array,
+    as_mask,
     as_max_distance,
     as_max_distances,
     as_max_range,
@@ -36,9 +38,18 @@ from tilecast._validate import (
     as_points_array,
     as_poses,
     as_range_dtype,
+    as_real_array,
+    as_shape_rows,
+    as_stack_array,
     check_out,
 )
-from tilecast._walkmap import CLEARANCE_CAP, clearance_map, tile_info_map, walk_map
+from tilecast._walkmap import (
+    CLEARANCE_CAP,
+    clearance_map,
+    stack_walk_map,
+    tile_info_map,
+    walk_map,
+)
 from tilecast._walkspec import (
     ALL_LAYERS,
     CORNERS_BOTH,
@@ -47,12 +58,15 @@ from tilecast._walkspec import (
     FOUND,
     Beams,
     FirstHits,
+    MapStack,
     RayBatch,
+    Shapes,
     WalkMap,
 )
 from tilecast.grid import Grid, check_map
 from tilecast.results import Hit, Hits
 from tilecast.spatial_hash import SpatialHash, as_bodies
+from tilecast.stack import GridStack
 from tilecast.tiles import TileMap
 
 __all__ = [
@@ -149,10 +163,11 @@ def _cast(
 
         rays = RayBatch(origins, directions, origin_stride, max_distances, gaps, ignore_start,
                         ALL_LAYERS)  # fmt: skip
+        maps = MapStack(view.info[None], n)  # one map
         out = FirstHits(distance, point, normal, cell, inside, _NO_CELLS, status)
 
         def task() -> None:
-            lanes.cast_lanes(lanes.MANY, counter, n, view, rays, _NO_BEAMS, out, True)
+            lanes.cast_lanes(lanes.MANY, counter, n, view, maps, rays, _NO_BEAMS, out, True)
 
         run_shared(task, n)
     for k in np.flatnonzero(status != 0).tolist():  # rare: beyond the compiled range
@@ -177,9 +192,139 @@ def _store_hit(
         pixel[k] = (-1, -1) if hit is None or hit.pixel is None else hit.pixel
 
 
+class StackRays(NamedTuple):
+    """A query's rays on a ``GridStack``.
+
+    The maps the lanes walk (``maps``, whose
+    ``per_map`` is the rays of each map), how many poses (or origins) each
+    map has, and ``grid(b)``: map b as a ``Grid`` for the query's mask (for
+    the rare rays the far-range walk decides).
+    """
+
+    maps: MapStack
+    poses_per_map: int
+    grid: Callable[[int], Any]
+
+
+def _stack_rays(
+    stack: GridStack, data: Any, first_map: int, end_map: int, rays_per_map: int,
+    poses_per_map: int, mask: int,
+) -> StackRays:  # fmt: skip
+    """Return the :class:`StackRays` of maps ``first_map .. end_map - 1`` of ``stack``."""
+    maps = MapStack(data.values[first_map:end_map], max(rays_per_map, 1))
+    return StackRays(maps, poses_per_map, lambda b: stack.map_for(first_map + b, mask))
+
+
+def _stack_limits(max_distance: Any, count: int, n: int) -> NDArray[np.float64]:
+    """``max_distance`` of a stack's rays: a scalar, or one per ray (B, N), flat."""
+    if isinstance(max_distance, int | float) or np.ndim(max_distance) == 0:
+        return as_max_distances(max_distance, count * n)
+    array = as_real_array("max_distance", max_distance)
+    if array.shape != (count, n):
+        raise ValueError(
+            f"max_distance must be a scalar or have shape ({count}, {n}), got {array.shape}"
+        )
+    return as_max_distances(array.reshape(-1), count * n)
+
+
+def _stack_scan(
+    stack: GridStack, poses: Any, angles: Any, max_range: Any, mask: Any, out: Any, dtype: Any,
+    circles: Any, boxes: Any,
+) -> NDArray[np.floating[Any]]:  # fmt: skip
+    """``scan_many`` on a stack: ranges (B, P, R), one compiled call for every map."""
+    count = len(stack)
+    pose_array = as_stack_array("poses", poses, count, 3)
+    angle_array = as_angles(angles)
+    limit = as_max_range(max_range)
+    mask_bits = as_mask(mask)
+    n_poses, n_beams = pose_array.shape[1], len(angle_array)
+    shapes = _shapes(circles, boxes, count, max(n_poses, 1))
+    shape = (count, n_poses, n_beams)
+    if out is None:
+        result = np.empty(shape, as_range_dtype(dtype))
+    else:
+        result = check_out(out, shape, RANGE_DTYPES, (pose_array, angle_array))
+    if result.size == 0:
+        return result if out is None else out
+    flat_poses = pose_array.reshape(-1, 3)
+    flat = result.reshape(-1)
+    direct = flat.dtype == np.float64
+
+    def cast() -> None:
+        data = stack.walk_maps(mask_bits)
+        view = stack_walk_map(stack, data)
+        rays = _stack_rays(stack, data, 0, count, n_poses * n_beams, n_poses, mask_bits)
+        ranges = flat if direct else np.empty(flat.size)
+        _scan_grid_rays(stack, view, flat_poses, 0, angle_array, limit, ranges, "poses", rays,
+                        shapes)  # fmt: skip
+        if not direct:
+            _round_into(flat, ranges)
+
+    stack.consistent(cast)
+    return result if out is None else out
+
+
+def _stack_raycast(
+    stack: GridStack, origins: Any, directions: Any, max_distance: Any, gaps: int,
+    ignore: bool, mask: Any,
+) -> Hits:  # fmt: skip
+    """``raycast_many`` on a stack: origins and directions (B, N, 2), one ray per row."""
+    count = len(stack)
+    origin_array = as_stack_array("origins", origins, count, 2)
+    direction_array = as_stack_array("directions", directions, count, 2)
+    mask_bits = as_mask(mask)
+    n_origins, n_directions = origin_array.shape[1], direction_array.shape[1]
+    if n_origins != 1 and n_directions != 1 and n_origins != n_directions:
+        raise ValueError(
+            f"origins ({n_origins} per map) and directions ({n_directions} per map) must have "
+            "the same number of rows, or one of them a single row per map"
+        )
+    n = n_directions if n_origins == 1 else n_origins
+    flat_directions = np.ascontiguousarray(
+        np.broadcast_to(direction_array, (count, n, 2)).reshape(-1, 2)
+    )
+    if ((flat_directions[:, 0] == 0.0) & (flat_directions[:, 1] == 0.0)).any():
+        as_directions_array(flat_directions)  # raises, naming the row
+    limits = _stack_limits(max_distance, count, n)
+    stride = n if n_origins == 1 else 1
+    flat_origins = origin_array.reshape(-1, 2)
+    total = count * n
+    distance, point = np.empty(total), np.empty((total, 2))
+    normal, cell = np.empty((total, 2)), np.empty((total, 2), dtype=np.int64)
+    inside, status = np.empty(total, dtype=np.bool_), np.zeros(total, dtype=np.uint8)
+
+    def cast() -> None:
+        if total == 0:
+            return
+        lanes = _engine.kernels("lanes")
+        data = stack.walk_maps(mask_bits)
+        view = stack_walk_map(stack, data)
+        maps = MapStack(data.values, max(n, 1))
+        counter = np.zeros(1, dtype=np.int64)
+        rays = RayBatch(flat_origins, flat_directions, stride, limits, gaps, ignore, ALL_LAYERS)
+        out = FirstHits(distance, point, normal, cell, inside, _NO_CELLS, status)
+
+        def task() -> None:
+            lanes.cast_lanes(lanes.MANY, counter, total, view, maps, rays, _NO_BEAMS, out, True)
+
+        run_shared(task, total)
+        for k in np.flatnonzero(status != 0).tolist():  # rare: beyond the compiled range
+            b = k // n
+            hit = _far_path(stack.map_for(b, mask_bits), flat_origins, stride, flat_directions,
+                            limits, gaps, ignore, k, "origins")  # fmt: skip
+            _store_hit(hit, k, distance, point, normal, cell, inside, None)
+
+    stack.consistent(cast)
+    return Hits(
+        (distance < math.inf).reshape(count, n), distance.reshape(count, n),
+        point.reshape(count, n, 2), normal.reshape(count, n, 2), cell.reshape(count, n, 2),
+        inside.reshape(count, n), None,
+    )  # fmt: skip
+
+
 # --------------------------------------------------------------- public API
 def raycast_many(
-    grid: Grid | TileMap | np.ndarray,
+    grid: Grid | TileMap | GridStack | np.ndarray,
     origins: Any,
     directions: Any,
     max_distance: Any = math.inf,
@@ -197,10 +342,14 @@ def raycast_many(
 
     Parameters
     ----------
-    grid : Grid, TileMap or 2D bool array
+    grid : Grid, TileMap, GridStack or 2D bool array
         The map. On a :class:`~tilecast.TileMap` rays stop on the first solid
         *pixel* (as on :meth:`~tilecast.TileMap.to_pixel_grid`): ``cell`` is
-        the tile and ``Hits.pixel`` the pixel ``(px, py)`` inside it.
+        the tile and ``Hits.pixel`` the pixel ``(px, py)`` inside it. On a
+        :class:`~tilecast.GridStack` of B maps, ``origins`` and ``directions``
+        are ``(B, N, 2)`` (or ``(B, 1, 2)``, one per map), ``max_distance`` a
+        scalar or ``(B, N)``, and every array of the ``Hits`` has a leading
+        axis of B: map b's rows are exactly ``raycast_many(stack[b], ...)``'s.
     origins : array_like, shape (N, 2), (1, 2) or (2,)
         Ray origins in world units; a single origin broadcasts.
     directions : array_like, shape (N, 2), (1, 2) or (2,)
@@ -212,11 +361,13 @@ def raycast_many(
     ignore_start : bool, default False
         As for :func:`tilecast.raycast`.
     mask : int, default ALL_LAYERS
-        The collision layers that stop the rays, as for :func:`tilecast.raycast`.
+        The collision layers that stop the rays, as for :func:`tilecast.raycast`
+        (on a ``GridStack``: a cell blocks when ``layers & mask != 0``).
     bodies : SpatialHash, optional
         Moving bodies, as for :func:`tilecast.raycast` (a cell wins a tie);
         ``Hits.body`` holds the id of the body hit (``-1`` for a cell or a
-        miss), and a body's row has ``cell`` (and ``pixel``) ``-1``.
+        miss), and a body's row has ``cell`` (and ``pixel``) ``-1``. Not on
+        a ``GridStack``.
     ignore : int or iterable of int, optional
         Ids of bodies left out.
 
@@ -257,6 +408,10 @@ def raycast_many(
     >>> hits.cell.tolist(), hits.pixel.tolist(), hits.point[0].tolist()
     ([[1, 0], [-1, -1]], [[0, 2], [-1, -1]], [4.0, 2.5])
     """
+    if type(grid) is GridStack:
+        gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
+        ignore = as_flag("ignore_start", ignore_start)
+        return _stack_raycast(grid, origins, directions, max_distance, gaps, ignore, mask)
     # a raw array is wrapped once, here (a Grid or TileMap passes as it is)
     world: Any = grid if mask is ALL_LAYERS else check_map(grid, mask)
     if type(world) is not Grid and type(world) is not TileMap:
@@ -368,24 +523,29 @@ _BOOL, _FLOAT, _INT = np.dtype(np.bool_), np.dtype(np.float64), np.dtype(np.int6
 
 
 def scan_many(
-    grid: Grid | TileMap | np.ndarray,
+    grid: Grid | TileMap | GridStack | np.ndarray,
     poses: Any,
     angles: Any,
     max_range: float,
     *,
-    out: NDArray[np.floating[Any]] | None = None,
+    out: Any = None,
     dtype: Any = np.float64,
     mask: int = ALL_LAYERS,
     bodies: SpatialHash | None = None,
     ignore: Any = None,
+    circles: Any = None,
+    boxes: Any = None,
 ) -> NDArray[np.floating[Any]]:
     """Lidar-style ranges for many poses (particle filters), shape (P, B).
 
     Parameters
     ----------
-    grid : Grid, TileMap or 2D bool array
+    grid : Grid, TileMap, GridStack or 2D bool array
         The map (robotics maps usually want ``outside="solid"``); on a
-        ``TileMap`` beams stop on the first solid pixel.
+        ``TileMap`` beams stop on the first solid pixel. On a
+        :class:`~tilecast.GridStack` of B maps ``poses`` is ``(B, P, 3)`` (P
+        poses on each map) and the ranges ``(B, P, R)``: one compiled call
+        for every map, ``result[b]`` exactly ``scan_many(stack[b], poses[b], ...)``.
     poses : array_like, shape (P, 3)
         ``(x, y, theta)`` per pose, in world units and radians.
     angles : array_like, shape (B,)
@@ -400,13 +560,27 @@ def scan_many(
         The type of the new array when ``out`` is None (``out`` sets its own).
     mask : int, default ALL_LAYERS
         The collision layers the beams see, as for :func:`tilecast.raycast`
-        (on a ROS map, ``mask=1`` reads unknown cells as free).
+        (on a ROS map, ``mask=1`` reads unknown cells as free; on a ``GridStack``
+        a cell blocks when ``layers & mask != 0``).
     bodies : SpatialHash, optional
         Moving bodies the beams stop on too (the first contact among cells
         and bodies, as :func:`tilecast.raycast` decides it; a beam starting
-        inside a body reads 0).
+        inside a body reads 0). Not on a ``GridStack``, nor with ``circles``
+        or ``boxes`` (give the moving things one way).
     ignore : int or iterable of int, optional
         Ids of bodies left out (the robot's own body).
+    circles : array_like, shape (K, 3), optional
+        Moving round things ``(x, y, r)`` in world units (on a stack
+        ``(B, K, 3)``, each map's own): a beam stops at the first of wall,
+        circle or box, decided exactly (a tie goes to the wall). A beam
+        starting inside a shape reads 0; shapes count outside the map too.
+        A row of NaN is no shape (free slots in a fixed-size array).
+    boxes : array_like, shape (K, 5), optional
+        Oriented boxes ``(cx, cy, half_w, half_h, angle)`` (on a stack
+        ``(B, K, 5)``): corners ``c + R(angle) (+-half_w, +-half_h)``,
+        ``angle`` in radians, counter-clockwise in the world's x-y axes;
+        the corners are computed once in float64 and every decision is exact
+        on them. As ``circles`` otherwise. Only on a ``Grid`` or ``GridStack``.
 
     Returns
     -------
@@ -436,13 +610,19 @@ def scan_many(
     >>> scan_many(Grid(np.zeros((4, 4), bool)), [(1.5, 1.5, 0.0)], [0.0], np.inf).tolist()
     [[inf]]
     """
-    return _scan_many(grid, poses, angles, max_range, "poses", out, dtype, mask, bodies, ignore)
+    if type(grid) is GridStack:
+        if bodies is not None:
+            raise TypeError("bodies: a SpatialHash goes with one map; on a GridStack give "
+                            "circles= and boxes= per map")  # fmt: skip
+        return _stack_scan(grid, poses, angles, max_range, mask, out, dtype, circles, boxes)
+    return _scan_many(grid, poses, angles, max_range, "poses", out, dtype, mask, bodies, ignore,
+                      circles=circles, boxes=boxes)  # fmt: skip
 
 
 def _scan_many(
     grid: Any, poses: Any, angles: Any, max_range: Any, pose_name: str, out: Any = None,
     dtype: Any = np.float64, mask: Any = ALL_LAYERS, bodies: Any = None, ignore: Any = None,
-    body_mask: int | None = None,
+    body_mask: int | None = None, circles: Any = None, boxes: Any = None,
 ) -> NDArray[np.floating[Any]]:  # fmt: skip
     """``scan_many``; a ray whose numbers overflow names ``pose_name`` (row k).
 
@@ -453,13 +633,21 @@ def _scan_many(
     angle_array = as_angles(angles)
     max_range = as_max_range(max_range)
     n_poses, n_beams = len(pose_array), len(angle_array)
+    shapes = _shapes(circles, boxes, None, max(n_poses, 1))
+    if shapes is not None and isinstance(world, TileMap):
+        raise TypeError("circles and boxes need a Grid or a GridStack, not a TileMap")
+    if shapes is not None and bodies is not None:
+        raise ValueError(
+            "bodies: give the moving things as a SpatialHash (bodies=) or as arrays "
+            "(circles=, boxes=), not both in one scan"
+        )
     shape = (n_poses, n_beams)
     if out is None:
         result = np.empty(shape, as_range_dtype(dtype))
     else:
         result = check_out(out, shape, RANGE_DTYPES, (pose_array, angle_array))
     if result.size == 0:
-        return result
+        return result if out is None else out
     flat = result.reshape(-1)  # a view: result is C-contiguous
     direct = flat.dtype == np.float64  # else float64 scratch, rounded once into flat
     if bodies is not None:
@@ -484,12 +672,39 @@ def _scan_many(
             return
 
         ranges = flat if direct else np.empty(flat.size)
-        _scan_grid_rays(world, view, pose_array, 0, angle_array, max_range, ranges, pose_name)
+        _scan_grid_rays(world, view, pose_array, 0, angle_array, max_range, ranges, pose_name,
+                        None, shapes)  # fmt: skip
         if not direct:
             _round_into(flat, ranges)
 
     world.consistent(cast)
-    return result
+    return result if out is None else out
+
+
+def _shapes(circles: Any, boxes: Any, count: int | None, poses_per_map: int) -> Shapes | None:
+    """Return the :class:`Shapes` of ``circles=`` and ``boxes=`` (checked), or None without any.
+
+    ``count`` None: one map (rows ``(K, 3)``, ``(K, 5)``); else a stack's B
+    (``(B, K, 3)``, ``(B, K, 5)``). A box's corners ``c + R(angle) (+-hw, +-hh)``
+    are computed here, once, in float64; every decision is exact on them.
+    """
+    if circles is None and boxes is None:
+        return None
+    maps = 1 if count is None else count
+    circle_rows = np.empty((maps, 0, 3))
+    if circles is not None:
+        circle_rows = as_shape_rows("circles", circles, count, 3)
+    corners = np.empty((maps, 0, 4, 2))
+    if boxes is not None:
+        rows = as_shape_rows("boxes", boxes, count, 5)
+        cx, cy, hw, hh, angle = (rows[..., q] for q in range(5))
+        cosine, sine = np.cos(angle), np.sin(angle)
+        corners = np.empty((*rows.shape[:-1], 4, 2))
+        for q, (sx, sy) in enumerate(((-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0))):
+            ux, uy = sx * hw, sy * hh  # counter-clockwise in the world's x-y axes
+            corners[..., q, 0] = cx + (cosine * ux - sine * uy)
+            corners[..., q, 1] = cy + (sine * ux + cosine * uy)
+    return Shapes(circle_rows, corners, poses_per_map)
 
 
 def _scan_with_bodies(
@@ -527,6 +742,7 @@ def _round_into(target: NDArray[np.floating[Any]], ranges: NDArray[np.float64]) 
 def _scan_grid_rays(
     world: Any, view: WalkMap, poses: NDArray[np.float64], first_pose: int,
     angles: NDArray[np.float64], max_range: float, distance: NDArray[np.float64], pose_name: str,
+    stack: StackRays | None = None, shapes: Shapes | None = None,
 ) -> None:  # fmt: skip
     """Cast every beam of ``poses`` on a grid into ``distance`` (P * B,), in parallel.
 
@@ -534,7 +750,11 @@ def _scan_grid_rays(
     the caller's poses starting at row ``first_pose`` (error messages name
     that row). Exact ranges, ``max_range`` where nothing is hit. The threads
     share the rays (:func:`tilecast._threads.run_shared`: the calling thread
-    alone could cast them all, so a busy pool only makes it slower).
+    alone could cast them all, so a busy pool only makes it slower). On a
+    stack (``stack``: its maps, ``view`` its map 0's) pose ``p`` is on map
+    ``p // stack.poses_per_map``, and ``world`` is the ``GridStack``. With
+    ``shapes`` (circles and boxes, :func:`_shapes`) each beam then stops at
+    the first of wall and shape (:func:`tilecast._kernels.obstacles.clip_beams`).
     """
     lanes = _engine.kernels("lanes")
 
@@ -543,21 +763,37 @@ def _scan_grid_rays(
     counter = np.zeros(1, dtype=np.int64)  # the threads claim rays from it
 
     beams = Beams(poses, angles, max_range)
-    out = FirstHits(distance, _NO_POINTS, _NO_POINTS, _NO_CELLS, _NO_INSIDE, _NO_CELLS, status)
+    maps = MapStack(view.info[None], n) if stack is None else stack.maps
+    full = shapes is not None  # the walls' cells and normals too, for the exact comparison
+    if full:
+        out = FirstHits(distance, np.empty((n, 2)), np.empty((n, 2)),
+                        np.empty((n, 2), dtype=np.int64), np.empty(n, dtype=np.bool_), _NO_CELLS,
+                        status)  # fmt: skip
+    else:
+        out = FirstHits(distance, _NO_POINTS, _NO_POINTS, _NO_CELLS, _NO_INSIDE, _NO_CELLS, status)
 
     def task() -> None:
-        lanes.cast_lanes(lanes.SCAN, counter, n, view, _NO_RAYS, beams, out, False)
+        lanes.cast_lanes(lanes.SCAN, counter, n, view, maps, _NO_RAYS, beams, out, full)
 
     run_shared(task, n)
     for k in np.flatnonzero(status).tolist():  # rare: beyond the compiled range
         pose = poses[k // n_beams]
         direction = beam_directions(pose[None], angles[k % n_beams : k % n_beams + 1])[0]
         start, beam = (float(pose[0]), float(pose[1])), (float(direction[0]), float(direction[1]))
-        hit = _engine.far_first_hit(world, start, beam, max_range, 0, False,
-                                    f"{pose_name}[{first_pose + k // n_beams}]")  # fmt: skip
+        grid, name = world, f"{pose_name}[{first_pose + k // n_beams}]"
+        if stack is not None:
+            b, p = divmod(first_pose + k // n_beams, stack.poses_per_map)
+            grid, name = stack.grid(b), f"{pose_name}[{b}, {p}]"
+        hit = _engine.far_first_hit(grid, start, beam, max_range, 0, False, name)
         distance[k] = math.inf if hit is None else hit.distance
+        if full:
+            _store_hit(hit, k, distance, out.point, out.normal, out.cell, out.inside, None)
     # a miss is +inf; every hit lies within max_range
     np.minimum(distance, max_range, out=distance)
+    if shapes is not None:
+        clip_beams = _engine.kernels("obstacles").clip_beams
+        per_thread = -(-n // share_count(n))  # few beams: on this thread, no pool round trip
+        run_tasks(lambda lo, hi: clip_beams(lo, hi, beams, shapes, out, view), n, per_thread)
 
 
 _POSE_ROW = re.compile(r"^(\w+)\[(\d+)\]")
@@ -632,6 +868,55 @@ def scan_in_chunks(
     world.consistent(cast)
 
 
+def stack_scan_in_chunks(
+    stack: GridStack, poses: NDArray[np.float64], angles: NDArray[np.float64], max_range: float,
+    mask: int, evaluate: Callable[[int, int, int, NDArray[np.float64]], None],
+) -> None:  # fmt: skip
+    """:func:`scan_in_chunks` on a stack: poses ``(B, P, 3)``, a chunk of whole maps at a time.
+
+    Each chunk (whole maps, or part of one map's poses when one map's scans
+    exceed ``CHUNK_RAYS``) is cast in one compiled call into a reused
+    buffer; then ``evaluate(b, first, end, ranges)`` gets map ``b``'s poses
+    ``first .. end - 1``, flat ``((end - first) * R,)``, in parallel.
+    """
+    count, n_poses, _ = poses.shape
+    n_beams = len(angles)
+    if count * n_poses * n_beams == 0:
+        return
+    per_map = n_poses * n_beams
+    maps_step = max(1, CHUNK_RAYS // per_map)  # whole maps per chunk
+    # one map's poses in parts when its scans alone exceed CHUNK_RAYS
+    poses_step = n_poses if per_map <= CHUNK_RAYS else max(1, CHUNK_RAYS // n_beams)
+    scratch = np.empty(min(maps_step, count) * poses_step * n_beams)
+    flat_poses = poses.reshape(-1, 3)
+    chunks = [
+        (b, min(b + maps_step, count), p, min(p + poses_step, n_poses))
+        for b in range(0, count, maps_step)
+        for p in range(0, n_poses, poses_step)
+    ]
+
+    def cast() -> None:
+        data = stack.walk_maps(mask)
+        view = stack_walk_map(stack, data)
+        for b0, b1, p0, p1 in chunks:
+            rays_per_map = (p1 - p0) * n_beams
+            ranges = scratch[: (b1 - b0) * rays_per_map]
+            chunk = flat_poses[b0 * n_poses + p0 : (b1 - 1) * n_poses + p1]
+            rays = _stack_rays(stack, data, b0, b1, rays_per_map, p1 - p0, mask)
+            _scan_grid_rays(stack, view, chunk, 0, angles, max_range, ranges, "poses", rays)
+
+            def part(lo: int, hi: int, b0: int = b0, p0: int = p0, p1: int = p1,
+                     ranges: Any = ranges) -> None:  # fmt: skip
+                for b in range(b0 + lo, b0 + hi):
+                    size = (p1 - p0) * n_beams
+                    start = (b - b0) * size
+                    evaluate(b, p0, p1, ranges[start : start + size])
+
+            run_tasks(part, b1 - b0, -(-(b1 - b0) // share_count(len(ranges))))
+
+    stack.consistent(cast)
+
+
 def beam_directions(poses: Any, angles: Any) -> NDArray[np.float64]:
     """Return the beam directions ``(cos(theta + a), sin(theta + a))`` of the scans, (P * B, 2).
 
@@ -661,16 +946,19 @@ def scan(
     angles: Any,
     max_range: float,
     *,
-    out: NDArray[np.floating[Any]] | None = None,
+    out: Any = None,
     dtype: Any = np.float64,
     mask: int = ALL_LAYERS,
     bodies: SpatialHash | None = None,
     ignore: Any = None,
+    circles: Any = None,
+    boxes: Any = None,
 ) -> NDArray[np.floating[Any]]:
     """Lidar-style ranges for one pose ``(x, y, theta)``, shape (B,); see :func:`scan_many`.
 
     ``out`` (a float32 or float64 array of shape (B,)), ``dtype``, ``mask``,
-    ``max_range=inf``, ``bodies`` and ``ignore`` work as for :func:`scan_many`.
+    ``max_range=inf``, ``bodies``, ``ignore``, ``circles`` and ``boxes`` work as for
+    :func:`scan_many`.
 
     Examples
     --------
@@ -683,6 +971,9 @@ def scan(
     dtype('float32')
     """
     world = check_map(grid, mask)
+    if type(pose) is not tuple and type(pose) is not list and type(pose) is not np.ndarray:
+        if hasattr(pose, "__dlpack__") or hasattr(pose, "__array_interface__"):
+            pose = as_host_array("pose", pose)
     if isinstance(pose, str | bytes) or not hasattr(pose, "__len__") or len(pose) != 3:
         raise ValueError("pose must be (x, y, theta)")
     x = as_finite_float("pose[0]", pose[0])
@@ -690,21 +981,13 @@ def scan(
     theta = as_finite_float("pose[2]", pose[2])
     if out is None:
         ranges: NDArray[np.floating[Any]] = _scan_many(
-            world,
-            [(x, y, theta)],
-            angles,
-            max_range,
-            "pose",
-            None,
-            dtype,
-            ALL_LAYERS,
-            bodies,
-            ignore,
-            mask,
-        )[0]
+            world, [(x, y, theta)], angles, max_range, "pose", None, dtype, ALL_LAYERS, bodies,
+            ignore, mask, circles=circles, boxes=boxes,
+        )[0]  # fmt: skip
         return ranges
     n_beams = len(as_angles(angles))
-    check_out(out, (n_beams,), RANGE_DTYPES, (angles,))
-    _scan_many(world, [(x, y, theta)], angles, max_range, "pose", out.reshape(1, n_beams),
-               np.float64, ALL_LAYERS, bodies, ignore, mask)  # fmt: skip
-    return out
+    array = check_out(out, (n_beams,), RANGE_DTYPES, (angles,))
+    _scan_many(world, [(x, y, theta)], angles, max_range, "pose", array.reshape(1, n_beams),
+               np.float64, ALL_LAYERS, bodies, ignore, mask, circles=circles,
+               boxes=boxes)  # fmt: skip
+    return out  # type: ignore[no-any-return]

@@ -16,6 +16,7 @@ from tilecast._validate import (
     LAYER_LIMIT,
     as_cell_array,
     as_choice,
+    as_host_array,
     as_layer_bits,
     as_point,
     as_tile_size,
@@ -33,8 +34,10 @@ def _as_cells(cells: Any, copy: bool = True) -> tuple[np.ndarray, np.ndarray | N
     ``copy=False`` keeps an array already of that type (the loaders' own).
     """
     try:
-        array = np.asarray(cells)
+        array = as_host_array("solid", cells)
     except (TypeError, ValueError) as exc:
+        if str(exc).startswith("solid"):
+            raise
         raise ValueError(f"solid must be a 2D array of booleans or layer bits: {exc}") from None
     if array.dtype != np.bool_ and not np.issubdtype(array.dtype, np.integer):
         raise TypeError(

@@ -26,16 +26,20 @@ from tilecast._validate import (
     as_angles,
     as_finite_float,
     as_likelihood_table,
+    as_mask,
     as_max_range,
     as_observed,
     as_poses,
     as_positive_float,
+    as_real_array,
+    as_stack_array,
     check_out,
 )
 from tilecast._walkspec import ALL_LAYERS
-from tilecast.batch import scan_in_chunks
+from tilecast.batch import scan_in_chunks, stack_scan_in_chunks
 from tilecast.grid import Grid, check_map
 from tilecast.mapping import LikelihoodField
+from tilecast.stack import GridStack
 from tilecast.tiles import TileMap
 
 __all__ = ["BeamModel", "scan_likelihood"]
@@ -109,7 +113,7 @@ class BeamModel:
 
 
 def scan_likelihood(
-    grid: Grid | TileMap | np.ndarray,
+    grid: Grid | TileMap | GridStack | np.ndarray,
     poses: Any,
     angles: Any,
     observed: Any,
@@ -118,7 +122,7 @@ def scan_likelihood(
     model: BeamModel | LikelihoodField | None = None,
     table: Any = None,
     table_resolution: float | None = None,
-    out: NDArray[np.float64] | None = None,
+    out: Any = None,
     mask: int = ALL_LAYERS,
 ) -> NDArray[np.float64]:
     """Log-likelihood of a measured scan for each pose, shape (N,).
@@ -132,8 +136,14 @@ def scan_likelihood(
 
     Parameters
     ----------
-    grid : Grid, TileMap or 2D bool array
-        The map (robotics maps usually want ``outside="solid"``).
+    grid : Grid, TileMap, GridStack or 2D bool array
+        The map (robotics maps usually want ``outside="solid"``). On a
+        :class:`~tilecast.GridStack` of B maps (B filters at once), ``poses``
+        is ``(B, N, 3)``, ``observed`` ``(B, R)`` (each map's measured scan)
+        and the result ``(B, N)``: row b is exactly ``scan_likelihood(stack[b],
+        poses[b], angles, observed[b], ...)``, all maps cast in one compiled
+        call (a ``BeamModel`` or a ``table``; a ``LikelihoodField`` belongs to
+        one map).
     poses : array_like, shape (N, 3)
         ``(x, y, theta)`` per pose (particle), in world units and radians.
     angles : array_like, shape (B,)
@@ -167,7 +177,8 @@ def scan_likelihood(
     mask : int, default ALL_LAYERS
         The collision layers the beams see (as for :func:`~tilecast.raycast`);
         with a ``LikelihoodField``, the cells its distances are measured to
-        (one distance transform per mask in use).
+        (one distance transform per mask in use). On a ``GridStack`` a cell
+        blocks when ``layers & mask != 0``.
 
     Returns
     -------
@@ -209,6 +220,9 @@ def scan_likelihood(
     >>> np.round(ll, 4).tolist()
     [-1.3863, -9.2103, -5.2983]
     """
+    if type(grid) is GridStack:
+        return _stack_likelihood(grid, poses, angles, observed, max_range, model, table,
+                                 table_resolution, mask, out)  # fmt: skip
     world = check_map(grid, mask)
     pose_array = as_poses(poses)
     angle_array = as_angles(angles)
@@ -220,11 +234,67 @@ def scan_likelihood(
     if isinstance(model, LikelihoodField):
         if table_resolution is not None:
             raise ValueError("table_resolution goes with table=, not with model=")
-        field_out: NDArray[np.float64] = np.empty(n_poses) if out is None else out
+        field_out: NDArray[Any] = np.empty(n_poses)
         if out is not None:
-            check_out(out, (n_poses,), _FLOAT64, (pose_array, angle_array, readings))
+            field_out = check_out(out, (n_poses,), _FLOAT64, (pose_array, angle_array, readings))
         model._evaluate(grid, pose_array, angle_array, readings, limit, field_out, mask)
-        return field_out
+        return field_out if out is None else out
+    evaluate = _evaluator(model, table, table_resolution, readings, limit, n_beams)
+    result: NDArray[Any] = np.empty(n_poses)
+    if out is not None:
+        result = check_out(out, (n_poses,), _FLOAT64, (pose_array, angle_array, readings))
+    if n_beams == 0:
+        result[...] = 0.0  # no beam: the empty sum
+        return result if out is None else out
+
+    def evaluate_chunk(first: int, end: int, ranges: NDArray[np.float64]) -> None:
+        evaluate(ranges, result[first:end])
+
+    scan_in_chunks(world, pose_array, angle_array, limit, "poses", evaluate_chunk)
+    return result if out is None else out
+
+
+def _stack_likelihood(
+    stack: GridStack, poses: Any, angles: Any, observed: Any, max_range: Any, model: Any,
+    table: Any, table_resolution: Any, mask: Any, out: Any,
+) -> NDArray[np.float64]:  # fmt: skip
+    """``scan_likelihood`` on a stack: poses (B, N, 3), observed (B, R), result (B, N)."""
+    count = len(stack)
+    pose_array = as_stack_array("poses", poses, count, 3)
+    angle_array = as_angles(angles)
+    limit = as_max_range(max_range)
+    mask_bits = as_mask(mask)
+    n_poses, n_beams = pose_array.shape[1], len(angle_array)
+    readings = as_real_array("observed", observed)
+    if readings.shape != (count, n_beams):
+        raise ValueError(f"observed must have shape ({count}, {n_beams}) on a stack (one scan "
+                         f"per map, one reading per angle), got {readings.shape}")  # fmt: skip
+    rows = [as_observed(readings[b], n_beams) for b in range(count)]
+    if (model is None) == (table is None):
+        raise ValueError("give exactly one of model= (a BeamModel) and table=")
+    if isinstance(model, LikelihoodField):
+        raise TypeError("model: a LikelihoodField belongs to one map; on a GridStack use a "
+                        "BeamModel or a table")  # fmt: skip
+    evaluators = [_evaluator(model, table, table_resolution, row, limit, n_beams) for row in rows]
+    result: NDArray[Any] = np.empty((count, n_poses))
+    if out is not None:
+        result = check_out(out, (count, n_poses), _FLOAT64, (pose_array, angle_array, readings))
+    if n_beams == 0:
+        result[...] = 0.0  # no beam: the empty sum
+        return result if out is None else out
+
+    def evaluate_chunk(b: int, first: int, end: int, ranges: NDArray[np.float64]) -> None:
+        evaluators[b](ranges, result[b, first:end])
+
+    stack_scan_in_chunks(stack, pose_array, angle_array, limit, mask_bits, evaluate_chunk)
+    return result if out is None else out
+
+
+def _evaluator(
+    model: Any, table: Any, table_resolution: Any, readings: NDArray[np.float64], limit: float,
+    n_beams: int,
+) -> Any:  # fmt: skip
+    """Return the evaluator of a beam model or a table for one measured scan (checked)."""
     if model is not None:
         if not isinstance(model, BeamModel):
             raise TypeError(
@@ -237,21 +307,8 @@ def scan_likelihood(
                 "max_range must be finite with a BeamModel: its max-range and random parts "
                 "live on [0, max_range] (use a table, or the sensor's largest reading)"
             )
-        evaluate = _beam_evaluator(model, readings, limit, n_beams)
-    else:
-        evaluate = _table_evaluator(table, table_resolution, readings, n_beams)
-    result: NDArray[np.float64] = np.empty(n_poses) if out is None else out
-    if out is not None:
-        check_out(out, (n_poses,), _FLOAT64, (pose_array, angle_array, readings))
-    if n_beams == 0:
-        result[...] = 0.0  # no beam: the empty sum
-        return result
-
-    def evaluate_chunk(first: int, end: int, ranges: NDArray[np.float64]) -> None:
-        evaluate(ranges, result[first:end])
-
-    scan_in_chunks(world, pose_array, angle_array, limit, "poses", evaluate_chunk)
-    return result
+        return _beam_evaluator(model, readings, limit, n_beams)
+    return _table_evaluator(table, table_resolution, readings, n_beams)
 
 
 def _beam_evaluator(

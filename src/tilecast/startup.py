@@ -81,6 +81,18 @@ def _scans() -> None:
     tilecast.scan_many(example_map(), [(5.5, 5.5, 0.0)] * 8, angles, 30.0)
 
 
+def _stacks() -> None:
+    import numpy as np
+
+    import tilecast
+
+    stack = tilecast.GridStack(np.zeros((2, 8, 8), bool), outside="solid")
+    poses = np.full((2, 1, 3), 4.5)
+    angles = np.linspace(0.0, 2.0 * np.pi, 64, endpoint=False)
+    tilecast.scan_many(stack, poses, angles, 30.0, circles=np.full((2, 1, 3), (6.0, 4.5, 0.5)),
+                       boxes=np.full((2, 1, 5), (2.0, 4.5, 0.5, 0.5, 0.3)))  # fmt: skip
+
+
 def _fov() -> None:
     import tilecast
     from tilecast.data import example_map
@@ -176,6 +188,7 @@ FAMILIES: tuple[tuple[str, Callable[[], None]], ...] = (
     ("raycast_many, scan on a Grid", _batch_grid),
     ("raycast_many on a TileMap", _batch_tilemap),
     ("scan_many", _scans),
+    ("GridStack, scans among circles and boxes", _stacks),
     ("fov", _fov),
     ("visibility_polygon", _visibility),
     ("point_in_polygon", _point_in_polygon),
@@ -199,8 +212,9 @@ _GROUPS: tuple[tuple[tuple[str, ...], float], ...] = (
             "scan_many",
             "scan_likelihood",
             "bodies (SpatialHash, bodies=)",
+            "GridStack, scans among circles and boxes",
         ),
-        10.0,
+        15.0,
     ),
     (("fov", "fov_many and fov_counts"), 2.0),
     (("point_in_polygon",), 1.5),

@@ -73,6 +73,7 @@ from tilecast._walkspec import (
     SAFE_LARGE,
     SAFE_SMALL,
     UNSAFE,
+    WalkMap,
 )
 
 #: Rays in flight per thread.
@@ -101,6 +102,9 @@ N_FLOAT = 18
 # while it is SURE alone (when staged: SURE if the ray can walk at all).
 NX, NY, PX, PY, BASE, IDX, CURRENT, STATE, RAY = range(9)
 N_INT = 9
+# A staged ray's field that a lane does not take (RAY is set when it does):
+# where the planes of the ray's map start in the stack's cells.
+MAP_PLANES = RAY
 SURE = 1  # the step needed no exact decision
 OVER = 2  # and its crossing lies beyond max_distance
 IN_WALL = 4  # the cell the ray stands on (CURRENT) is a wall or off the map
@@ -132,19 +136,33 @@ def _at(field, stride, t):
 
 
 @internal(error_model="numpy")
-def _stage(count, walk_map, rows, cols, staged, sf, si):
+def _stage(count, first, walk_map, maps, staged, sf, si):
     """Set up rays 0 .. count - 1 of the staging buffers (no branch: vectorises).
 
     Tile-space start and direction as :func:`start_ray` computes them (the
     direction scaled by a power of two so its larger component is in [1, 2);
     here by a multiplication with that power, built from the exponent bits).
-    ``staged``: the rays, a :class:`Staged`; ``walk_map`` the map's record.
+    ``staged``: the rays, a :class:`Staged`, the first of them ray ``first``
+    of the batch; ``walk_map`` the map's record (its geometry), ``maps`` the
+    :class:`~tilecast._walkspec.MapStack` whose map ``k // per_map`` ray
+    ``k`` walks (its cells' index counts from the stack's first map).
     """
     ox, oy = walk_map.origin_x, walk_map.origin_y
     w, h = walk_map.cell_width, walk_map.cell_height
     xs, ys, dxs, dys, limits = staged.xs, staged.ys, staged.dxs, staged.dys, staged.limits
+    rows = maps.info.shape[2] - 2
+    cols = maps.info.shape[3] - 2
+    per_map = maps.per_map
     row_step = np.int64(cols + 2)
     plane_size = (rows + 2) * row_step
+    b = first // per_map  # the map of each staged ray, counted on (no division per ray)
+    within = first - b * per_map
+    for s in range(count):
+        si[MAP_PLANES * STAGE_STRIDE + s] = b * 4 * plane_size
+        within += 1
+        if within == per_map:
+            within = 0
+            b += 1
     for s in range(count):
         x0 = xs[s]
         y0 = ys[s]
@@ -188,7 +206,8 @@ def _stage(count, walk_map, rows, cols, staged, sf, si):
         pxi = np.int64(px)
         pyi = np.int64(py)
         quadrant = (1 - pxi) + 2 * (1 - pyi)
-        base = quadrant * plane_size + row_step + 1 - pyi * row_step - pxi
+        base = (si[MAP_PLANES * STAGE_STRIDE + s] + quadrant * plane_size + row_step + 1
+                - pyi * row_step - pxi)  # fmt: skip
         nx = np.int64(on * i) + pxi
         ny = np.int64(on * j) + pyi
         sf[U0 * STAGE_STRIDE + s] = u0
@@ -288,6 +307,14 @@ def _advance(flat, row_step, lf, li):
 
 
 @internal
+def map_of(m, maps, k):
+    """The :class:`~tilecast._walkspec.WalkMap` of the map ray ``k`` walks: ``m`` with the
+    clearance of map ``k // per_map`` of ``maps`` (a :class:`~tilecast._walkspec.MapStack`)."""
+    return WalkMap(maps.info[k // maps.per_map], m.variants, m.pixels, m.outside_solid,
+                   m.jump_min, m.origin_x, m.origin_y, m.cell_width, m.cell_height)  # fmt: skip
+
+
+@internal
 def _cast_alone(k, m, ray, out, full, walk_at):
     """Cast ray k (a :class:`~tilecast._walkspec.Ray`) with the one-ray walk
     (:func:`tilecast._kernels.walk.walk_first`, at address ``walk_at``) and
@@ -369,7 +396,7 @@ def _gather(kind, first, count, rays, beams, staged):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def cast_lanes_at(kind, counter, hi, m, rays, beams, out, full, walk_at):
+def cast_lanes_at(kind, counter, hi, m, maps, rays, beams, out, full, walk_at):
     """Cast rays of a batch (kind MANY) or of a scan (kind SCAN), claimed STAGE at a time.
 
     The rays are ``counter[0] .. hi - 1``: ``counter`` (an int64 array of one
@@ -381,7 +408,10 @@ def cast_lanes_at(kind, counter, hi, m, rays, beams, out, full, walk_at):
     slice of the batch (each call ends with its lanes draining, and each
     costs a Python call with the GIL).
 
-    ``m``: the map's :class:`~tilecast._walkspec.WalkMap`. MANY: the rays are
+    ``maps``: the maps (a :class:`~tilecast._walkspec.MapStack`, one map for
+    a single map's batch): ray k walks map ``k // maps.per_map``, whose
+    :class:`~tilecast._walkspec.WalkMap` is ``m`` with that map's clearance
+    (:func:`map_of`); they share ``m``'s geometry. MANY: the rays are
     ``rays`` (a :class:`~tilecast._walkspec.RayBatch`: ray k starts at
     origins[k // origin_stride]; one direction or one max distance
     broadcasts over all rays). SCAN: the rays are ``beams`` (a
@@ -399,10 +429,8 @@ def cast_lanes_at(kind, counter, hi, m, rays, beams, out, full, walk_at):
     (One function, not a wrapper around a worker: Numba optimises and
     compiles every callee again inside each caller.)
     """
-    accel = m.info
-    rows = accel.shape[1] - 2
-    cols = accel.shape[2] - 2
-    flat = accel.reshape(-1)
+    cols = maps.info.shape[3] - 2
+    flat = maps.info.reshape(-1)
     ox, oy, w, h = m.origin_x, m.origin_y, m.cell_width, m.cell_height
     gaps, ignore_start = rays.gaps, rays.ignore_start
     distance, point, normal, cell = out.distance, out.point, out.normal, out.cell
@@ -484,7 +512,7 @@ def cast_lanes_at(kind, counter, hi, m, rays, beams, out, full, walk_at):
                 else:  # rare: the one walk casts the ray again from its start
                     _gather(kind, k, np.int64(1), rays, beams, alone)
                     one = first_ray(ray[0], ray[1], ray[2], ray[3], ray[4], gaps, ignore_start)
-                    _cast_alone(k, m, one, out, full, walk_at)
+                    _cast_alone(k, map_of(m, maps, k), one, out, full, walk_at)
             while True:  # hand the lane the next ray that can walk
                 if cursor == n_staged:
                     if exhausted:
@@ -495,7 +523,7 @@ def cast_lanes_at(kind, counter, hi, m, rays, beams, out, full, walk_at):
                         break
                     n_staged = min(STAGE, hi - first)
                     _gather(kind, first, n_staged, rays, beams, staged)
-                    _stage(n_staged, m, rows, cols, staged, sf, si)
+                    _stage(n_staged, first, m, maps, staged, sf, si)
                     cursor = 0
                 s = cursor
                 cursor += 1
@@ -513,7 +541,7 @@ def cast_lanes_at(kind, counter, hi, m, rays, beams, out, full, walk_at):
                     live += 1
                     break
                 one = first_ray(xs[s], ys[s], dxs[s], dys[s], limits[s], gaps, ignore_start)
-                _cast_alone(k, m, one, out, full, walk_at)
+                _cast_alone(k, map_of(m, maps, k), one, out, full, walk_at)
         if live == 0:
             return
         _advance(flat, row_step, lf, li)
