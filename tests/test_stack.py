@@ -273,3 +273,18 @@ def test_bad_input_names_the_argument(call, error, match):
 
 
 STACK = GridStack(np.zeros((2, 3, 3), bool))
+
+
+def test_bodies_and_shape_arrays_are_one_way_or_the_other():
+    from tilecast import GridStack, SpatialHash
+
+    grid = Grid(np.zeros((4, 4), bool), outside="solid")
+    hash_ = SpatialHash(1.0)
+    hash_.insert(1, circle=((3.0, 1.5), 0.25))
+    ranges = scan_many(grid, [(0.5, 1.5, 0.0)], [0.0], 9.0, bodies=hash_)
+    assert ranges.tolist() == [[2.25]]
+    with pytest.raises(ValueError, match="bodies"):
+        scan_many(grid, [(0.5, 1.5, 0.0)], [0.0], 9.0, bodies=hash_, circles=[(3.0, 1.5, 0.25)])
+    stack = GridStack(np.zeros((2, 4, 4), bool))
+    with pytest.raises(TypeError, match="bodies"):
+        scan_many(stack, np.zeros((2, 1, 3)) + 0.5, [0.0], 9.0, bodies=hash_)
