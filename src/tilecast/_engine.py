@@ -53,6 +53,7 @@ __all__ = [
     "far_first_hit",
     "first_hit",
     "kernels",
+    "shape_cast",
     "sight",
     "steps",
     "walk_address",
@@ -306,3 +307,56 @@ def walk_caller(kernel_name: str, signature_name: str) -> Any:
     walk.compile_walk_with(kernel, signature, 0.6)
     walk_address = walk.walk_address()
     return kernel.overloads[signature].entry_point
+
+
+# ------------------------------------------------------------ shape casts
+def shape_cast(
+    view: WalkMap, is_tilemap: bool, center: tuple[float, float], direction: tuple[float, float],
+    shape: tuple[float, float, float], t_max: float, blocks: bool,
+) -> tuple[Any, ...]:  # fmt: skip
+    """Sweep a circle or box over the map's blocking cells: one call of the compiled cast.
+
+    ``shape`` is ``(radius, 0, 0)`` for a circle, ``(0, hx, hy)`` for a box;
+    the centre moves along ``direction`` for ``t`` in ``[0, t_max]``; all
+    checked. The kernel works with the major axis (the one along which the
+    direction crosses more cells) as its x axis; this swaps in and out.
+    Returns ``(hit, t, distance, point, normal, cell, inside, pixel, end,
+    t_end)`` in world axes: ``hit`` False on a miss, ``cell`` the tile,
+    ``pixel`` the pixel in it on a tile map (else None), ``end`` the float64
+    centre at ``t_end`` (the contact, or ``t_max`` on a miss), overlapping
+    nothing exactly (NaN when ``t_max`` is infinite and nothing is met).
+
+    Examples
+    --------
+    >>> from tilecast import Grid
+    >>> grid = Grid([[0, 0, 1]])
+    >>> view, _ = walk_map(grid)
+    >>> answer = shape_cast(view, False, (0.5, 0.5), (1.0, 0.0), (0.25, 0.0, 0.0), math.inf, True)
+    >>> answer[0], answer[1], answer[4], answer[5]
+    (True, 1.25, (-1.0, -0.0), (2, 0))
+    """
+    casts = kernels("casts")
+    x, y = center
+    dx, dy = direction
+    radius, hx, hy = shape
+    cw, ch = view.cell_width, view.cell_height
+    th, tw = view.pixels.shape[2], view.pixels.shape[3]
+    cols = (view.info.shape[2] - 2) * tw
+    rows = (view.info.shape[1] - 2) * th
+    swap = dx == 0.0 or abs(dy) / ch > abs(dx) / cw
+    if swap:
+        query = casts.CastQuery(y, x, dy, dx, radius, hy, hx, t_max, blocks)
+        frame = casts.Frame(view.origin_y, ch, rows, view.origin_x, cw, cols, True)
+    else:
+        query = casts.CastQuery(x, y, dx, dy, radius, hx, hy, t_max, blocks)
+        frame = casts.Frame(view.origin_x, cw, cols, view.origin_y, ch, rows, False)
+    hit = casts.shape_cast(view, query, frame)
+    px, py, nx, ny, col, row, ex, ey = (
+        hit.x, hit.y, hit.normal_x, hit.normal_y, hit.col, hit.row, hit.end_x, hit.end_y
+    )
+    if swap:
+        px, py, nx, ny, col, row, ex, ey = py, px, ny, nx, row, col, ey, ex
+    cell = (col // tw, row // th)
+    pixel = (col - cell[0] * tw, row - cell[1] * th) if is_tilemap else None
+    return (hit.status == 1, hit.t, hit.distance, (px, py), (nx, ny), cell, bool(hit.inside),
+            pixel, (ex, ey), hit.t_end)  # fmt: skip
