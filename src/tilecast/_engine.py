@@ -337,7 +337,11 @@ def shape_cast(
     """
     casts = kernels("casts")
     x, y = center
-    dx, dy = direction
+    # scale the direction by a power of two (exact) to a size near 1: tiny
+    # or huge directions square without underflow or overflow
+    shift = 1 - math.frexp(max(abs(direction[0]), abs(direction[1])))[1]
+    dx, dy = math.ldexp(direction[0], shift), math.ldexp(direction[1], shift)
+    t_max = math.ldexp(t_max, -shift)
     radius, hx, hy = shape
     cw, ch = view.cell_width, view.cell_height
     th, tw = view.pixels.shape[2], view.pixels.shape[3]
@@ -358,5 +362,13 @@ def shape_cast(
         px, py, nx, ny, col, row, ex, ey = py, px, ny, nx, row, col, ey, ex
     cell = (col // tw, row // th)
     pixel = (col - cell[0] * tw, row - cell[1] * th) if is_tilemap else None
-    return (hit.status == 1, hit.t, hit.distance, (px, py), (nx, ny), cell, bool(hit.inside),
-            pixel, (ex, ey), hit.t_end)  # fmt: skip
+    return (hit.status == 1, _unscale(hit.t, shift), hit.distance, (px, py), (nx, ny), cell,
+            bool(hit.inside), pixel, (ex, ey), _unscale(hit.t_end, shift))  # fmt: skip
+
+
+def _unscale(t: float, shift: int) -> float:
+    """``t * 2**shift``, inf beyond the float range (a direction of about 1e-310)."""
+    try:
+        return math.ldexp(t, shift)
+    except OverflowError:
+        return math.inf

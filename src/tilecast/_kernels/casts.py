@@ -374,14 +374,12 @@ def _corner_time(q, kx, ky, work):
     cross = q.dx * qy - q.dy * qx
     disc = a * r * r - cross * cross
     size = abs(q.dx * qy) + abs(q.dy * qx)
-    if abs(disc) <= 1e-13 * (a * r * r + size * size) + 1e-300:
-        terms = np.empty(8)
-        terms[0], terms[1] = two_prod(q.dx, q.y)
-        terms[2], terms[3] = two_prod(-q.dx, ky)
-        terms[4], terms[5] = two_prod(-q.dy, q.x)
-        terms[6], terms[7] = two_prod(q.dy, kx)
-        big = np.empty(200)
-        m = _square_into(terms, 8, big, 0)
+    c = qx * qx + qy * qy - r * r
+    if abs(disc) <= 1e-3 * (a * r * r + size * size) + 1e-300:
+        # near grazing: the discriminant from its exact terms (its sign exactly)
+        big = np.empty(120)
+        m = _cross_terms(q, kx, ky, big)
+        m = _square_into(big[:m].copy(), m, big, 0)
         for k in range(m):
             big[k] = -big[k]
         rd = np.empty(2)
@@ -391,12 +389,40 @@ def _corner_time(q, kx, ky, work):
         m = _square_into(rd, 2, big, m)
         if expansion_sign(big[:m]) <= 0:
             return -1.0
-        disc = max(disc, 0.0)
+        disc = _accurate_sum(big, m)
+        # and the start's squared gap to the corner, c = |q|**2 - r**2
+        gap = np.empty(2)
+        gap[0], gap[1] = q.x, -kx
+        m = _square_into(gap, 2, big, 0)
+        gap[0], gap[1] = q.y, -ky
+        m = _square_into(gap, 2, big, m)
+        big[m], big[m + 1] = two_prod(-r, r)
+        c = _accurate_sum(big, m + 2)
     elif disc <= 0.0:
         return -1.0
-    c = qx * qx + qy * qy - r * r
     t = c / (-b + math.sqrt(disc))
     return max(t, 0.0)
+
+
+@internal
+def _cross_terms(q, kx, ky, out):
+    """The exact terms of ``d x (c - k)`` into ``out[:8]``; their count."""
+    out[0], out[1] = two_prod(q.dx, q.y)
+    out[2], out[3] = two_prod(-q.dx, ky)
+    out[4], out[5] = two_prod(-q.dy, q.x)
+    out[6], out[7] = two_prod(q.dy, kx)
+    return 8
+
+
+@internal
+def _accurate_sum(terms, n):
+    """The sum of ``terms[:n]`` to about one rounding (Neumaier's compensated sum)."""
+    s = 0.0
+    comp = 0.0
+    for k in range(n):
+        s, e = two_sum(s, terms[k])
+        comp += e
+    return s + comp
 
 
 @internal
