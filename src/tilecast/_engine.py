@@ -356,7 +356,14 @@ def shape_cast(
         frame = casts.Frame(view.origin_x, cw, cols, view.origin_y, ch, rows, False)
     hit = casts.shape_cast(view, query, frame)
     px, py, nx, ny, col, row, ex, ey = (
-        hit.x, hit.y, hit.normal_x, hit.normal_y, hit.col, hit.row, hit.end_x, hit.end_y
+        hit.x,
+        hit.y,
+        hit.normal_x,
+        hit.normal_y,
+        hit.col,
+        hit.row,
+        hit.end_x,
+        hit.end_y,
     )
     if swap:
         px, py, nx, ny, col, row, ex, ey = py, px, ny, nx, row, col, ey, ex

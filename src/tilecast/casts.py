@@ -82,7 +82,7 @@ def _as_half_extents(value: Any) -> tuple[float, float]:
 
 
 def _blocks(mask: int) -> bool:
-    """Do the map's cells block under ``mask``? (Cells are layer bit 1 until maps carry layers.)"""
+    """Return whether the map's cells block under ``mask`` (layer bit 1 until maps carry layers)."""
     return bool(mask & 1)
 
 

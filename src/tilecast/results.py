@@ -1,4 +1,4 @@
-"""The records queries return: :class:`Hit`, :class:`Hits`, :class:`Step`, :class:`RayContact`, :class:`Slide`.
+"""The records queries return: ``Hit``, ``Hits``, ``Step``, ``RayContact``, ``Slide``.
 
 One ray gives small immutable records with named fields (like pymunk's query
 infos); many rays give :class:`Hits`, a record of NumPy arrays, one row per
@@ -132,7 +132,7 @@ class Slide(NamedTuple):
     >>> floor = Grid([[0, 0, 0], [1, 1, 1]])
     >>> slide = move_and_slide(floor, (0.5, 0.25), (2.0, 1.0), half_extents=(0.25, 0.25))
     >>> slide.position, slide.remainder, [h.normal for h in slide.contacts]
-    ((2.0, 0.75), (0.0, 0.0), [(0.0, -1.0)])
+    ((2.5, 0.75), (0.0, 0.0), [(0.0, -1.0)])
     """
 
     position: tuple[float, float]

@@ -147,7 +147,7 @@ def box_contact(cell, box, c, d, half, t_max) -> Contact | None:
     sx = _slab(x0 - hx, x1 + hx, c[0], d[0])
     sy = _slab(y0 - hy, y1 + hy, c[1], d[1])
     span = _meet(sx, sy)
-    if span is None or span[1] is not None and span[1] <= 0:
+    if span is None or (span[1] is not None and span[1] <= 0):
         return None
     lo = span[0]
     if lo is None or lo < 0:
@@ -227,7 +227,7 @@ def _closed(lo, hi, c, d):
 
 def cast(world, center, direction, *, radius=None, half=None, max_distance=math.inf,
          blocks=True):  # fmt: skip
-    """Every first contact (ties included), as a list of Contacts sorted by (row, col); [] on a miss.
+    """Every first contact (ties included), faces first, then by (row, col); [] on a miss.
 
     ``t_max`` is ``max_distance / |d|`` taken from the doubles (the product
     rounds it up by a few ulps; tests compare away from that edge).
@@ -248,8 +248,10 @@ def cast(world, center, direction, *, radius=None, half=None, max_distance=math.
         ex, ey = (radius, radius) if radius is not None else half
         x0, x1 = Fraction(ox), Fraction(ox + cols * w)
         y0, y1 = Fraction(oy), Fraction(oy + rows * h)
-        if c[0] - Fraction(ex) < x0 or c[0] + Fraction(ex) > x1 or (
-            c[1] - Fraction(ey) < y0 or c[1] + Fraction(ey) > y1
+        if (
+            c[0] - Fraction(ex) < x0
+            or c[0] + Fraction(ex) > x1
+            or (c[1] - Fraction(ey) < y0 or c[1] + Fraction(ey) > y1)
         ):
             return [Contact((-1, -1), Time(Fraction(0)), True, "inside", None, None)]
     for cell, box in obstacles(world, blocks):

@@ -478,7 +478,9 @@ def _circle_contact(q, box, num, work, out):
     ky = (y0 if q.y < y0 else y1) if not entered else (y0 if q.dy > 0.0 else y1)
     if kind == FACE_X or kind == FACE_Y:
         # is the centre's entry point within the face's span?  c_o + (N/d) d_o in [lo, hi]
-        co, do, lo, hi, d = (q.y, q.dy, y0, y1, q.dx) if kind == FACE_X else (q.x, q.dx, x0, x1, q.dy)
+        co, do, lo, hi, d = (
+            (q.y, q.dy, y0, y1, q.dx) if kind == FACE_X else (q.x, q.dx, x0, x1, q.dy)
+        )
         side = 0
         if _span_sign(co, do, lo, d, num, work) < 0:
             side = -1
@@ -534,7 +536,7 @@ def _earlier(cand, best, cell, best_cell, swap, work):
 
 @internal
 def _column_rows(q, f, col, ex, ey, t_lim, outside_solid):
-    """Rows of column ``col`` the swept shape may cover before ``t_lim``; (first, last, reachable)."""
+    """Rows of column ``col`` the swept shape may cover by ``t_lim``: (first, last, reachable)."""
     x0 = f.o_major + col * f.s_major
     x1 = f.o_major + (col + 1) * f.s_major
     if q.dx > 0.0:
@@ -556,7 +558,7 @@ def _column_rows(q, f, col, ex, ey, t_lim, outside_solid):
     last_row = f.n_minor if outside_solid else f.n_minor - 1
     lo = min(max(lo, -4.0), f.n_minor + 4.0)
     hi = min(max(hi, -4.0), f.n_minor + 4.0)
-    return max(int(math.floor(lo)) - 1, first_row), min(int(math.floor(hi)) + 1, last_row), True
+    return max(math.floor(lo) - 1, first_row), min(math.floor(hi) + 1, last_row), True
 
 
 @internal
@@ -571,7 +573,7 @@ def _sweep(view, q, f, cand, best, best_cell, work):
     hi_col = f.n_major if outside_solid else f.n_major - 1
     edge = q.x - ex if step > 0 else q.x + ex
     u = min(max((edge - f.o_major) / f.s_major, -4.0), f.n_major + 4.0)
-    col = int(math.floor(u)) - step
+    col = math.floor(u) - step
     col = max(col, lo_col) if step > 0 else min(col, hi_col)
     num = np.empty(16)
     box = np.empty(4)
@@ -585,14 +587,20 @@ def _sweep(view, q, f, cand, best, best_cell, work):
         box[1] = f.o_major + (col + 1) * f.s_major
         for row in range(first, last + 1):
             solid = (
-                blocks_at(view, row, col, q.blocks) if f.swap else blocks_at(view, col, row, q.blocks)
+                blocks_at(view, row, col, q.blocks)
+                if f.swap
+                else blocks_at(view, col, row, q.blocks)
             )
             if not solid:
                 continue
             box[2] = f.o_minor + row * f.s_minor
             box[3] = f.o_minor + (row + 1) * f.s_minor
             cand[_KIND] = _EMPTY
-            hit = _circle_contact(q, box, num, work, cand) if circle else _box_contact(q, box, num, work, cand)
+            hit = (
+                _circle_contact(q, box, num, work, cand)
+                if circle
+                else _box_contact(q, box, num, work, cand)
+            )
             cell[0], cell[1] = col, row
             if hit and _earlier(cand, best, cell, best_cell, f.swap, work):
                 best[:] = cand
@@ -609,16 +617,18 @@ def overlaps_at(view, q, f, pos, work):
     ey = q.radius if circle else q.hy
     px = pos[0] + pos[1] + pos[2]
     py = pos[3] + pos[4] + pos[5]
-    c0 = int(math.floor(min(max((px - ex - f.o_major) / f.s_major, -4.0), f.n_major + 4.0))) - 1
-    c1 = int(math.floor(min(max((px + ex - f.o_major) / f.s_major, -4.0), f.n_major + 4.0))) + 1
-    r0 = int(math.floor(min(max((py - ey - f.o_minor) / f.s_minor, -4.0), f.n_minor + 4.0))) - 1
-    r1 = int(math.floor(min(max((py + ey - f.o_minor) / f.s_minor, -4.0), f.n_minor + 4.0))) + 1
+    c0 = math.floor(min(max((px - ex - f.o_major) / f.s_major, -4.0), f.n_major + 4.0)) - 1
+    c1 = math.floor(min(max((px + ex - f.o_major) / f.s_major, -4.0), f.n_major + 4.0)) + 1
+    r0 = math.floor(min(max((py - ey - f.o_minor) / f.s_minor, -4.0), f.n_minor + 4.0)) - 1
+    r1 = math.floor(min(max((py + ey - f.o_minor) / f.s_minor, -4.0), f.n_minor + 4.0)) + 1
     for col in range(max(c0, -1), min(c1, f.n_major) + 1):
         x0 = f.o_major + col * f.s_major
         x1 = f.o_major + (col + 1) * f.s_major
         for row in range(max(r0, -1), min(r1, f.n_minor) + 1):
             solid = (
-                blocks_at(view, row, col, q.blocks) if f.swap else blocks_at(view, col, row, q.blocks)
+                blocks_at(view, row, col, q.blocks)
+                if f.swap
+                else blocks_at(view, col, row, q.blocks)
             )
             if not solid:
                 continue
@@ -688,14 +698,14 @@ def _distance(t, dx, dy, work):
 
 @internal
 def _sticks_out(view, q, f, work):
-    """Outside solid: does the shape start partly beyond the map? ``(yes, col, row)`` of a cell there."""
+    """Outside solid: does the shape start partly beyond the map? ``(yes, col, row)`` there."""
     if not view.outside_solid:
         return False, -1, -1
     circle = q.radius > 0.0
     ex = q.radius if circle else q.hx
     ey = q.radius if circle else q.hy
-    col = int(math.floor(min(max((q.x - f.o_major) / f.s_major, -1.0), f.n_major)))
-    row = int(math.floor(min(max((q.y - f.o_minor) / f.s_minor, -1.0), f.n_minor)))
+    col = math.floor(min(max((q.x - f.o_major) / f.s_major, -1.0), f.n_major))
+    row = math.floor(min(max((q.y - f.o_minor) / f.s_minor, -1.0), f.n_minor))
     out = False
     if _sign3(q.x, -ex, -f.o_major, work) < 0:
         out, col = True, -1
