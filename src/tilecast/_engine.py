@@ -310,6 +310,19 @@ def walk_caller(kernel_name: str, signature_name: str) -> Any:
 
 
 # ------------------------------------------------------------ shape casts
+_cast_entry: Any = None  # the compiled shape_cast's entry point (no type dispatch)
+
+
+def _load_cast_entry() -> Any:
+    """Compile or load :func:`tilecast._kernels.casts.shape_cast` for its one signature."""
+    global _cast_entry
+    casts = kernels("casts")
+    signature = casts.shape_cast_signature()
+    casts.shape_cast.compile(signature)
+    _cast_entry = casts.shape_cast.overloads[signature].entry_point
+    return _cast_entry
+
+
 def shape_cast(
     view: WalkMap, is_tilemap: bool, center: tuple[float, float], direction: tuple[float, float],
     shape: tuple[float, float, float], t_max: float, blocks: bool,
@@ -335,42 +348,38 @@ def shape_cast(
     >>> answer[0], answer[1], answer[4], answer[5]
     (True, 1.25, (-1.0, -0.0), (2, 0))
     """
-    casts = kernels("casts")
+    run = _cast_entry or _load_cast_entry()
     x, y = center
-    # scale the direction by a power of two (exact) to a size near 1: tiny
-    # or huge directions square without underflow or overflow
-    shift = 1 - math.frexp(max(abs(direction[0]), abs(direction[1])))[1]
-    dx, dy = math.ldexp(direction[0], shift), math.ldexp(direction[1], shift)
-    t_max = math.ldexp(t_max, -shift)
+    dx, dy = direction
+    size = max(abs(dx), abs(dy))
+    shift = 0
+    if not 2.0**-500 < size < 2.0**500:
+        # scale the direction by a power of two (exact) to a size near 1: tiny
+        # or huge directions then square without underflow or overflow
+        shift = 1 - math.frexp(size)[1]
+        dx, dy = math.ldexp(dx, shift), math.ldexp(dy, shift)
+        t_max = math.ldexp(t_max, -shift)
     radius, hx, hy = shape
     cw, ch = view.cell_width, view.cell_height
-    th, tw = view.pixels.shape[2], view.pixels.shape[3]
-    cols = (view.info.shape[2] - 2) * tw
-    rows = (view.info.shape[1] - 2) * th
-    swap = dx == 0.0 or abs(dy) / ch > abs(dx) / cw
-    if swap:
-        query = casts.CastQuery(y, x, dy, dx, radius, hy, hx, t_max, blocks)
-        frame = casts.Frame(view.origin_y, ch, rows, view.origin_x, cw, cols, True)
+    pixels = view.pixels.shape
+    th, tw = pixels[2], pixels[3]
+    info = view.info.shape
+    cols, rows = (info[2] - 2) * tw, (info[1] - 2) * th
+    # the fields of a CastQuery and a Frame, in order
+    if dx == 0.0 or abs(dy) / ch > abs(dx) / cw:
+        hit = run(view, (y, x, dy, dx, radius, hy, hx, t_max, blocks),
+                  (view.origin_y, ch, rows, view.origin_x, cw, cols, True))  # fmt: skip
+        status, t, distance, py, px, ny, nx, row, col, inside, _, ey, ex, t_end = hit
     else:
-        query = casts.CastQuery(x, y, dx, dy, radius, hx, hy, t_max, blocks)
-        frame = casts.Frame(view.origin_x, cw, cols, view.origin_y, ch, rows, False)
-    hit = casts.shape_cast(view, query, frame)
-    px, py, nx, ny, col, row, ex, ey = (
-        hit.x,
-        hit.y,
-        hit.normal_x,
-        hit.normal_y,
-        hit.col,
-        hit.row,
-        hit.end_x,
-        hit.end_y,
-    )
-    if swap:
-        px, py, nx, ny, col, row, ex, ey = py, px, ny, nx, row, col, ey, ex
+        hit = run(view, (x, y, dx, dy, radius, hx, hy, t_max, blocks),
+                  (view.origin_x, cw, cols, view.origin_y, ch, rows, False))  # fmt: skip
+        status, t, distance, px, py, nx, ny, col, row, inside, _, ex, ey, t_end = hit
     cell = (col // tw, row // th)
     pixel = (col - cell[0] * tw, row - cell[1] * th) if is_tilemap else None
-    return (hit.status == 1, _unscale(hit.t, shift), hit.distance, (px, py), (nx, ny), cell,
-            bool(hit.inside), pixel, (ex, ey), _unscale(hit.t_end, shift))  # fmt: skip
+    if shift:
+        t, t_end = _unscale(t, shift), _unscale(t_end, shift)
+    return (status == 1, t, distance, (px, py), (nx, ny), cell, inside, pixel, (ex, ey),
+            t_end)  # fmt: skip
 
 
 def _unscale(t: float, shift: int) -> float:

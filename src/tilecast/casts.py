@@ -57,6 +57,8 @@ _ROUND_UP = 1.0 + 2.0**-50  # t_max rounded up: a face exactly at max_distance i
 
 def _as_mask(mask: Any) -> int:
     """Check ``mask`` (DESIGN 20): an int in ``[0, 2**32)``."""
+    if mask is ALL_LAYERS:
+        return int(ALL_LAYERS)
     if isinstance(mask, bool | np.bool_) or not isinstance(mask, int | np.integer):
         raise TypeError(f"mask must be an int, got {type(mask).__name__}")
     if not 0 <= int(mask) <= ALL_LAYERS:
@@ -65,6 +67,8 @@ def _as_mask(mask: Any) -> int:
 
 
 def _as_bodies(bodies: Any) -> SpatialHash | None:
+    if bodies is None:
+        return None
     if bodies is not None and not isinstance(bodies, SpatialHash):
         raise TypeError(f"bodies must be a SpatialHash or None, got {type(bodies).__name__}")
     if bodies is not None and len(bodies):
@@ -108,7 +112,7 @@ def _cast(
     if not hit:
         return None
     # TODO(bodies): set Hit.body (None for a cell) once Hit has the field.
-    return Hit(point, normal, distance, cell, inside, pixel)
+    return tuple.__new__(Hit, (point, normal, distance, cell, inside, pixel))
 
 
 def circle_cast(

@@ -562,8 +562,42 @@ def _column_rows(q, f, col, ex, ey, t_lim, outside_solid):
 
 
 @internal
-def _sweep(view, q, f, cand, best, best_cell, work):
-    """Visit the cells the swept shape may touch, keeping the first contact in ``best``."""
+def _may_reach(q, box, ex, ey, t_lim):
+    """Float filter: can the shape's box, grown by a margin, reach ``box`` by ``t_lim``?
+
+    Conservative (the margin covers the float rounding many times over):
+    False only when no contact with the box can come at or before ``t_lim``.
+    """
+    margin = 1e-11 * (abs(q.x) + abs(q.y) + abs(box[0]) + abs(box[2]) + ex + ey) + 1e-300
+    t0, t1 = 0.0, t_lim * (1.0 + 1e-10) + 1e-300
+    for k in range(2):
+        c, d, lo, hi, e = (
+            (q.x, q.dx, box[0], box[1], ex) if k == 0 else (q.y, q.dy, box[2], box[3], ey)
+        )
+        lo = lo - e - margin
+        hi = hi + e + margin
+        if d == 0.0:
+            if c <= lo or c >= hi:
+                return False
+            continue
+        a = (lo - c) / d
+        b = (hi - c) / d
+        if a > b:
+            a, b = b, a
+        t0 = max(t0, a)
+        t1 = min(t1, b)
+    return t0 <= t1
+
+
+@internal
+def _sweep(view, q, f, buf, cells):
+    """Visit the cells the swept shape may touch, keeping the first contact in ``best``.
+
+    ``buf``: the scratch floats (see :func:`shape_cast`), ``cells``: the
+    candidate's and the best's cells.
+    """
+    work, cand, best, num, box = buf[:160], buf[160:170], buf[170:180], buf[180:196], buf[196:200]
+    cell, best_cell = cells[:2], cells[2:]
     outside_solid = view.outside_solid
     circle = q.radius > 0.0
     ex = q.radius if circle else q.hx
@@ -575,9 +609,6 @@ def _sweep(view, q, f, cand, best, best_cell, work):
     u = min(max((edge - f.o_major) / f.s_major, -4.0), f.n_major + 4.0)
     col = math.floor(u) - step
     col = max(col, lo_col) if step > 0 else min(col, hi_col)
-    num = np.empty(16)
-    box = np.empty(4)
-    cell = np.empty(2, dtype=np.int64)
     while lo_col <= col <= hi_col:
         t_lim = min(q.t_max, best[_T]) if best[_KIND] != _EMPTY else q.t_max
         first, last, reachable = _column_rows(q, f, col, ex, ey, t_lim, outside_solid)
@@ -595,6 +626,9 @@ def _sweep(view, q, f, cand, best, best_cell, work):
                 continue
             box[2] = f.o_minor + row * f.s_minor
             box[3] = f.o_minor + (row + 1) * f.s_minor
+            t_lim = min(q.t_max, best[_T]) if best[_KIND] != _EMPTY else q.t_max
+            if not _may_reach(q, box, ex, ey, t_lim):
+                continue
             cand[_KIND] = _EMPTY
             hit = (
                 _circle_contact(q, box, num, work, cand)
@@ -643,7 +677,7 @@ def overlaps_at(view, q, f, pos, work):
 
 
 @internal
-def _settle(view, q, f, t, exact, work):
+def _settle(view, q, f, t, exact, work, pos):
     """Round ``t`` down until the shape at ``c + t d`` overlaps nothing; ``exact``: that point
     taken exactly, else its float64 rounding. Returns ``(t, x, y)`` (x, y the float64 centre).
     """
@@ -680,12 +714,11 @@ def _round_down(best, q, work):
 
 
 @internal
-def _distance(t, dx, dy, work):
+def _distance(t, dx, dy, work, p):
     """``t * |(dx, dy)|`` rounded down: ``dist**2 <= t**2 (dx**2 + dy**2)`` exactly."""
     dist = t * math.hypot(dx, dy)
     for _ in range(8):
         work[0], work[1] = two_prod(-dist, dist)
-        p = np.empty(2)
         p[0], p[1] = two_prod(t, dx)
         m = _square_into(p, 2, work, 2)
         p[0], p[1] = two_prod(t, dy)
@@ -724,26 +757,30 @@ def shape_cast(view, q, f):
 
     Returns a :class:`CastHit` in the *local* frame (the caller swaps back).
     """
-    work = np.empty(256)
-    cand = np.full(_NF, _EMPTY)
-    best = np.full(_NF, _EMPTY)
-    best_cell = np.zeros(2, dtype=np.int64)
+    # one scratch buffer: work 0..159, candidate 160..169, best 170..179, the
+    # slab numerators 180..195, a cell box 196..199, a position 200..205, 206..207
+    buf = np.empty(208)
+    buf[160 + _KIND] = _EMPTY
+    buf[170 + _KIND] = _EMPTY
+    cells = np.zeros(4, dtype=np.int64)
+    work, best, pos = buf[:160], buf[170:180], buf[200:206]
     nan = math.nan
     stuck, col, row = _sticks_out(view, q, f, work)
     if stuck:
         return CastHit(1, 0.0, 0.0, q.x, q.y, 0.0, 0.0, col, row, True, INSIDE, q.x, q.y, 0.0)
-    _sweep(view, q, f, cand, best, best_cell, work)
+    _sweep(view, q, f, buf, cells)
     if best[_KIND] == _EMPTY:
         if math.isinf(q.t_max):
             return CastHit(0, nan, nan, nan, nan, 0.0, 0.0, -1, -1, False, -1, nan, nan, nan)
-        t_end, ex, ey = _settle(view, q, f, q.t_max, False, work)
+        t_end, ex, ey = _settle(view, q, f, q.t_max, False, work, pos)
         return CastHit(0, nan, nan, nan, nan, 0.0, 0.0, -1, -1, False, -1, ex, ey, t_end)
-    return _answer(view, q, f, best, best_cell, work)
+    return _answer(view, q, f, best, cells[2:], buf)
 
 
 @internal
-def _answer(view, q, f, best, best_cell, work):
+def _answer(view, q, f, best, best_cell, buf):
     """Build the CastHit of the winning contact ``best``."""
+    work, pos = buf[:160], buf[200:206]
     kind = int(best[_KIND])
     col, row = best_cell[0], best_cell[1]
     x0 = f.o_major + col * f.s_major
@@ -753,8 +790,8 @@ def _answer(view, q, f, best, best_cell, work):
     if kind == INSIDE:
         return CastHit(1, 0.0, 0.0, q.x, q.y, 0.0, 0.0, col, row, True, INSIDE, q.x, q.y, 0.0)
     t = _round_down(best, q, work)
-    t, _, _ = _settle(view, q, f, t, True, work)
-    t_end, ex, ey = _settle(view, q, f, t, False, work)
+    t, _, _ = _settle(view, q, f, t, True, work, pos)
+    t_end, ex, ey = _settle(view, q, f, t, False, work, pos)
     cx = q.x + t * q.dx
     cy = q.y + t * q.dy
     fx = x0 if q.dx > 0.0 else x1
@@ -774,7 +811,7 @@ def _answer(view, q, f, best, best_cell, work):
     else:
         px, py = fx, fy
         nx, ny = -float(_sign(q.dx)) * math.sqrt(0.5), -float(_sign(q.dy)) * math.sqrt(0.5)
-    dist = _distance(t, q.dx, q.dy, work)
+    dist = _distance(t, q.dx, q.dy, work, buf[206:208])
     return CastHit(1, t, dist, px, py, nx, ny, col, row, False, kind, ex, ey, t_end)
 
 
@@ -785,3 +822,22 @@ def shape_overlaps(view, q, f):
     pos = np.empty(6)
     pos[0], pos[1], pos[2], pos[3], pos[4], pos[5] = q.x, 0.0, 0.0, q.y, 0.0, 0.0
     return overlaps_at(view, q, f, pos, work)
+
+
+def shape_cast_signature() -> tuple[object, ...]:
+    """The one signature :func:`shape_cast` is compiled for: a WalkMap, a CastQuery, a Frame.
+
+    The engine calls the compiled entry point directly (no type dispatch), so
+    it passes exactly these types: float64 fields as floats, ints as ints.
+    """
+    from numba import typeof
+
+    from tilecast._walkspec import WalkMap
+
+    view = WalkMap(
+        np.zeros((4, 3, 3), np.int8), np.zeros((1, 1), np.int32),
+        np.zeros((4, 1, 1, 1), np.int8), False, 0, 0.0, 0.0, 1.0, 1.0,
+    )  # fmt: skip
+    query = CastQuery(0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, True)
+    frame = Frame(0.0, 1.0, 1, 0.0, 1.0, 1, False)
+    return (typeof(view), typeof(query), typeof(frame))
