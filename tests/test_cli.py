@@ -405,3 +405,22 @@ def test_play_reads_maps_with_the_same_options_as_render(capsys):
     assert main(["play", "--help"]) == 0
     out = capsys.readouterr().out
     assert "--layer NAME" in out and "--solid RULE" in out and "--root DIR" in out
+
+
+def test_mask_picks_the_layers_that_block(tmp_path, capsys):
+    path = tmp_path / "level1.map"
+    # a MovingAI map: the tree (T) on its own layer when loaded with terrain_bits; the
+    # command line loads it with the defaults (every non-passable letter on layer 1)
+    path.write_text("type octile\nheight 3\nwidth 6\nmap\n@@@@@@\n@.T..@\n@@@@@@\n")
+    assert main(["cast", str(path), "--from", "1.5,1.5", "--angle", "0"]) == 0
+    assert "cell (2, 1)" in capsys.readouterr().out
+    assert main(["cast", str(path), "--from", "1.5,1.5", "--angle", "0", "--mask", "0x2"]) == 0
+    # the map's cells are all on layer 1: the ray passes them and stops beyond the map
+    # (a MovingAI map's outside is solid, for every mask)
+    assert "cell (6, 1)" in capsys.readouterr().out
+    for mask, expected in (("1", "0.5"), ("2", "4.5")):
+        assert main(["scan", str(path), "--pose", "1.5,1.5,0", "--beams", "1", "--mask", mask]) == 0
+        assert capsys.readouterr().out.strip().splitlines()[-1].endswith(expected)
+    for bad in ("-1", "0x100000000", "walls"):
+        assert main(["cast", str(path), "--from", "1.5,1.5", "--angle", "0", "--mask", bad]) == 2
+        assert "layer mask" in capsys.readouterr().err

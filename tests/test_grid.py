@@ -60,9 +60,15 @@ def test_solid_is_a_read_only_view_that_never_goes_stale():
     assert Grid([[0]], outside="solid").is_solid((9, 9))
 
 
-def test_integer_arrays_are_accepted_nonzero_is_solid():
-    grid = Grid(np.array([[0, 2], [-1, 0]], dtype=np.int16))
+def test_integer_arrays_are_layer_bits_nonzero_is_solid():
+    # DESIGN 20: integers are layer bit fields; negative ones are no bit field
+    grid = Grid(np.array([[0, 2], [2**32 - 1, 0]], dtype=np.int64))
     assert grid.solid.tolist() == [[False, True], [True, False]]
+    assert grid.layers.dtype == np.uint32
+    assert grid.layers.tolist() == [[0, 2], [2**32 - 1, 0]]
+    for bad in (-1, 2**32):
+        with pytest.raises(ValueError, match="solid"):
+            Grid(np.array([[0, bad]], dtype=np.int64))
 
 
 @pytest.mark.parametrize(

@@ -322,8 +322,13 @@ def test_to_grid_classes():
     world = grid.to_grid()
     assert world.tile_size == (0.05, 0.05) and world.origin == grid.origin
     assert world.outside == "solid"
-    assert np.array_equal(world.solid, p > 0.65)
-    assert np.array_equal(grid.to_grid(occupied=0.5).solid, p > 0.5)
+    # DESIGN 24: occupied on layer 1, unknown on layer 2
+    expected = np.where(p > 0.65, 1, np.where(p < 0.196, 0, 2))
+    assert np.array_equal(world.layers, expected)
+    assert (expected == 2).any() and (expected == 1).any() and (expected == 0).any()
+    assert np.array_equal(world.masked(1).solid, p > 0.65)
+    assert np.array_equal(world.solid, p >= 0.196)
+    assert np.array_equal(grid.to_grid(occupied=0.5).masked(1).solid, p > 0.5)
     assert grid.to_grid(outside="empty").outside == "empty"
 
 
@@ -335,7 +340,8 @@ def test_save_ros_round_trip(tmp_path):
     path = grid.save_ros(tmp_path / "built.yaml")
     assert path == tmp_path / "built.yaml" and (tmp_path / "built.pgm").exists()
     loaded = load_ros_map(path, unknown="free")
-    assert np.array_equal(loaded.solid, grid.to_grid().solid)
+    assert np.array_equal(loaded.solid, grid.to_grid().masked(1).solid)
+    assert np.array_equal(load_ros_map(path).layers, grid.to_grid().layers)
     assert loaded.tile_size == (grid.resolution, grid.resolution)
     assert loaded.origin == grid.origin
     unknown_solid = load_ros_map(path, unknown="solid")

@@ -28,11 +28,12 @@ from tilecast.spatial_hash import SpatialHash
 from tilecast.startup import warmup
 from tilecast.tiles import TileMap, TileSet
 from tilecast.visibility import visibility_polygon, wall_segments
-from tilecast.world import World
+from tilecast.world import ALL_LAYERS, World
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "ALL_LAYERS",
     "BeamModel",
     "Grid",
     "Hit",

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 
 __all__ = [
+    "LAYER_LIMIT",
     "MAGNITUDE_EXPONENT",
     "MAGNITUDE_HIGH",
     "MAGNITUDE_LOW",
@@ -37,7 +38,9 @@ __all__ = [
     "as_directions_array",
     "as_finite_float",
     "as_flag",
+    "as_layer_bits",
     "as_likelihood_table",
+    "as_mask",
     "as_max_distances",
     "as_max_range",
     "as_nonnegative_float",
@@ -304,6 +307,50 @@ def as_int(name: str, value: Any, minimum: int) -> int:
     if value < minimum:
         raise ValueError(f"{name} must be at least {minimum}, got {value}")
     return int(value)
+
+
+#: One past the largest layer bit field (DESIGN 20: 32 collision layers).
+LAYER_LIMIT = 2**32
+
+
+def as_mask(value: Any, name: str = "mask") -> int:
+    """Return a layer mask: an integer in ``[0, 2**32)`` (bools refused)."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+        raise TypeError(
+            f"{name} must be an integer bit field (0 to 0xFFFFFFFF), got {type(value).__name__}"
+        )
+    if not 0 <= value < LAYER_LIMIT:
+        raise ValueError(f"{name} must be a 32-bit layer mask (0 to 0xFFFFFFFF), got {value}")
+    return int(value)
+
+
+def as_layer_bits(name: str, value: Any, shape: tuple[int, ...] | None = None) -> np.ndarray:
+    """Return layer bit fields as a C-contiguous uint32 array (a copy).
+
+    Bools are layer bit 1 (True) or no layer; integers must lie in
+    ``[0, 2**32)``. ``shape``, when given, is the shape required (a scalar
+    is broadcast to it).
+    """
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be an array of layer bits: {exc}") from None
+    if array.dtype != np.bool_ and not np.issubdtype(array.dtype, np.integer):
+        raise TypeError(
+            f"{name} must hold bool or integer layer bits (0 to 0xFFFFFFFF), "
+            f"got dtype {array.dtype}"
+        )
+    if array.dtype != np.bool_ and array.size:
+        low, high = int(array.min()), int(array.max())
+        if low < 0 or high >= LAYER_LIMIT:
+            bad = low if low < 0 else high
+            raise ValueError(f"{name} must hold layer bits 0 to 0xFFFFFFFF, got {bad}")
+    if shape is not None:
+        if array.ndim == 0:
+            array = np.broadcast_to(array, shape)
+        elif array.shape != shape:
+            raise ValueError(f"{name} must be one value or of shape {shape}, got {array.shape}")
+    return np.array(array, dtype=np.uint32, order="C", copy=True)
 
 
 def as_pixel_size(name: str, value: Any) -> tuple[int, int]:

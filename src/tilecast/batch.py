@@ -185,6 +185,7 @@ def raycast_many(
     *,
     diagonal_gaps: str = "block_if_both",
     ignore_start: bool = False,
+    mask: int = ALL_LAYERS,
 ) -> Hits:
     """Cast many rays at once (compiled, parallel over rays).
 
@@ -207,6 +208,8 @@ def raycast_many(
         As for :func:`tilecast.raycast`.
     ignore_start : bool, default False
         As for :func:`tilecast.raycast`.
+    mask : int, default ALL_LAYERS
+        The collision layers that stop the rays, as for :func:`tilecast.raycast`.
 
     Returns
     -------
@@ -246,7 +249,9 @@ def raycast_many(
     ([[1, 0], [-1, -1]], [[0, 2], [-1, -1]], [4.0, 2.5])
     """
     # a raw array is wrapped once, here (a Grid or TileMap passes as it is)
-    world = grid if type(grid) is Grid or type(grid) is TileMap else check_map(grid)
+    world: Any = grid if mask is ALL_LAYERS else check_map(grid, mask)
+    if type(world) is not Grid and type(world) is not TileMap:
+        world = check_map(world)
     view, is_tilemap = walk_map(world)
     gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
     ignore = as_flag("ignore_start", ignore_start)
@@ -353,6 +358,7 @@ def scan_many(
     *,
     out: NDArray[np.floating[Any]] | None = None,
     dtype: Any = np.float64,
+    mask: int = ALL_LAYERS,
 ) -> NDArray[np.floating[Any]]:
     """Lidar-style ranges for many poses (particle filters), shape (P, B).
 
@@ -373,6 +379,9 @@ def scan_many(
         one (no allocation per call in a filter's loop).
     dtype : float32 or float64, default float64
         The type of the new array when ``out`` is None (``out`` sets its own).
+    mask : int, default ALL_LAYERS
+        The collision layers the beams see, as for :func:`tilecast.raycast`
+        (on a ROS map, ``mask=1`` reads unknown cells as free).
 
     Returns
     -------
@@ -402,15 +411,15 @@ def scan_many(
     >>> scan_many(Grid(np.zeros((4, 4), bool)), [(1.5, 1.5, 0.0)], [0.0], np.inf).tolist()
     [[inf]]
     """
-    return _scan_many(grid, poses, angles, max_range, "poses", out, dtype)
+    return _scan_many(grid, poses, angles, max_range, "poses", out, dtype, mask)
 
 
 def _scan_many(
     grid: Any, poses: Any, angles: Any, max_range: Any, pose_name: str, out: Any = None,
-    dtype: Any = np.float64,
+    dtype: Any = np.float64, mask: Any = ALL_LAYERS,
 ) -> NDArray[np.floating[Any]]:  # fmt: skip
     """``scan_many``; a ray whose numbers overflow names ``pose_name`` (row k)."""
-    world = check_map(grid)
+    world = check_map(grid, mask)
     pose_array = as_poses(poses)
     angle_array = as_angles(angles)
     max_range = as_max_range(max_range)
@@ -588,11 +597,12 @@ def scan(
     *,
     out: NDArray[np.floating[Any]] | None = None,
     dtype: Any = np.float64,
+    mask: int = ALL_LAYERS,
 ) -> NDArray[np.floating[Any]]:
     """Lidar-style ranges for one pose ``(x, y, theta)``, shape (B,); see :func:`scan_many`.
 
-    ``out`` (a float32 or float64 array of shape (B,)), ``dtype`` and
-    ``max_range=inf`` work as for :func:`scan_many`.
+    ``out`` (a float32 or float64 array of shape (B,)), ``dtype``, ``mask``
+    and ``max_range=inf`` work as for :func:`scan_many`.
 
     Examples
     --------
@@ -604,7 +614,7 @@ def scan(
     >>> scan(grid, (1.5, 1.5, 0.0), [0.0], 5.0, dtype=np.float32).dtype
     dtype('float32')
     """
-    check_map(grid)
+    world = check_map(grid, mask)
     if isinstance(pose, str | bytes) or not hasattr(pose, "__len__") or len(pose) != 3:
         raise ValueError("pose must be (x, y, theta)")
     x = as_finite_float("pose[0]", pose[0])
@@ -612,10 +622,10 @@ def scan(
     theta = as_finite_float("pose[2]", pose[2])
     if out is None:
         ranges: NDArray[np.floating[Any]] = _scan_many(
-            grid, [(x, y, theta)], angles, max_range, "pose", None, dtype
+            world, [(x, y, theta)], angles, max_range, "pose", None, dtype
         )[0]
         return ranges
     n_beams = len(as_angles(angles))
     check_out(out, (n_beams,), RANGE_DTYPES, (angles,))
-    _scan_many(grid, [(x, y, theta)], angles, max_range, "pose", out.reshape(1, n_beams))
+    _scan_many(world, [(x, y, theta)], angles, max_range, "pose", out.reshape(1, n_beams))
     return out

@@ -106,6 +106,18 @@ def _finite(text: str) -> float:
     return value
 
 
+def _mask(text: str) -> int:
+    try:
+        mask = int(text, 0)
+    except ValueError:
+        mask = -1
+    if not 0 <= mask < 2**32:
+        raise argparse.ArgumentTypeError(
+            f"expected a layer mask from 0 to 0xFFFFFFFF (decimal or 0x hex), got {text!r}"
+        )
+    return mask
+
+
 def _solid_rule(text: str) -> str | frozenset[int]:
     choices = ("auto", "property", "collision", "alpha", "any")
     if text in choices:
@@ -169,7 +181,10 @@ def _load(path: str, outside: str | None, args: argparse.Namespace | None = None
         from tilecast.grid import Grid
 
         if isinstance(world, Grid):
-            world = Grid(world.solid, world.tile_size, world.origin, outside=outside)
+            world = Grid(world.layers, world.tile_size, world.origin, outside=outside)
+    mask = getattr(args, "mask", None) if args is not None else None
+    if mask is not None:
+        world = world.masked(mask)  # type: ignore[assignment]
     return world
 
 
@@ -531,6 +546,14 @@ def build_parser() -> argparse.ArgumentParser:
             metavar="RULE",
             help="Tiled: which tiles are solid: auto, property, collision, alpha, any, "
             "or GIDs like 1,2,7",
+        )
+        p.add_argument(
+            "--mask",
+            type=_mask,
+            default=None,
+            metavar="BITS",
+            help="collision layers that block (e.g. 1, or 0x3; default: every layer); "
+            "a ROS map has occupied cells on 1 and unknown ones on 2",
         )
 
     def query_options(p: argparse.ArgumentParser, formats: list[str]) -> None:

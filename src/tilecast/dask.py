@@ -41,7 +41,7 @@ from tilecast._validate import (
     as_range_dtype,
     as_real_array,
 )
-from tilecast._walkspec import DIAGONAL_GAPS
+from tilecast._walkspec import ALL_LAYERS, DIAGONAL_GAPS
 from tilecast.grid import Grid, check_map
 from tilecast.results import Hits
 from tilecast.tiles import TileMap
@@ -231,6 +231,7 @@ def scan_many(
     *,
     dtype: Any = np.float64,
     chunk: int | None = None,
+    mask: int = ALL_LAYERS,
 ) -> Any:
     """Lidar-style ranges for many poses as a Dask array (N, B); see :func:`tilecast.scan_many`.
 
@@ -249,6 +250,9 @@ def scan_many(
         The type of the ranges.
     chunk : int, optional
         Rows per task for NumPy ``poses`` (default: about 2**20 beams per task).
+    mask : int, default ALL_LAYERS
+        The collision layers that block, as for :func:`tilecast.raycast`
+        (the map as that mask sees it is what goes to the workers).
 
     Returns
     -------
@@ -279,7 +283,7 @@ def scan_many(
     [[2.5, 2.5], [0.5, 0.5], [1.5, 3.5]]
     """
     da = _dask_array()
-    world = check_map(grid)
+    world = check_map(grid, mask)
     angle_array = as_angles(angles)
     limit = as_max_range(max_range)
     result_dtype = as_range_dtype(dtype)
@@ -308,6 +312,7 @@ def scan_likelihood(
     table: Any = None,
     table_resolution: float | None = None,
     chunk: int | None = None,
+    mask: int = ALL_LAYERS,
 ) -> Any:
     """Log-likelihood of a measured scan per pose as a Dask array, shape (N,).
 
@@ -333,6 +338,9 @@ def scan_likelihood(
         With ``table``: the range of one table step.
     chunk : int, optional
         Rows per task for NumPy ``poses`` (default: about 2**20 beams per task).
+    mask : int, default ALL_LAYERS
+        The collision layers that block, as for :func:`tilecast.raycast`
+        (the map as that mask sees it is what goes to the workers).
 
     Returns
     -------
@@ -358,10 +366,10 @@ def scan_likelihood(
     True
     """
     da = _dask_array()
-    world = check_map(grid)
+    world: Any = check_map(grid, mask)
     angle_array = as_angles(angles)
     # the local call on no poses checks observed, max_range and the sensor model
-    sensor.scan_likelihood(grid, np.empty((0, 3)), angle_array, observed, max_range=max_range,
+    sensor.scan_likelihood(world, np.empty((0, 3)), angle_array, observed, max_range=max_range,
                            model=model, table=table, table_resolution=table_resolution)  # fmt: skip
     readings = as_observed(observed, len(angle_array))
     table_ref = None if table is None else _shared(np.asarray(table, np.float64), "table")
@@ -439,6 +447,7 @@ def raycast_many(
     diagonal_gaps: str = "block_if_both",
     ignore_start: bool = False,
     chunk: int | None = None,
+    mask: int = ALL_LAYERS,
 ) -> DaskHits:
     """Cast many rays over Dask; see :func:`tilecast.raycast_many`.
 
@@ -460,6 +469,9 @@ def raycast_many(
     chunk : int, optional
         Rays per task when neither ``origins`` nor ``directions`` is a Dask
         array (default 2**20).
+    mask : int, default ALL_LAYERS
+        The collision layers that block, as for :func:`tilecast.raycast`
+        (the map as that mask sees it is what goes to the workers).
 
     Returns
     -------
@@ -486,7 +498,7 @@ def raycast_many(
     ([False, True, True, True], [1, 2])
     """
     da = _dask_array()
-    world = check_map(grid)
+    world = check_map(grid, mask)
     as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
     options = {
         "diagonal_gaps": diagonal_gaps,
@@ -571,6 +583,7 @@ def fov_counts(
     chunk: int | None = None,
     metric: str = "euclidean",
     light_walls: bool = True,
+    mask: int = ALL_LAYERS,
 ) -> Any:
     """For each cell, how many origin cells see it, over Dask; see :func:`tilecast.fov_counts`.
 
@@ -597,6 +610,9 @@ def fov_counts(
         Distance measure.
     light_walls : bool, default True
         Whether walls in view count as seen.
+    mask : int, default ALL_LAYERS
+        The collision layers that block, as for :func:`tilecast.raycast`
+        (the map as that mask sees it is what goes to the workers).
 
     Returns
     -------
@@ -618,7 +634,7 @@ def fov_counts(
     [[0, 8, 8, 8, 0, 4, 0], [0, 8, 8, 9, 9, 9, 0]]
     """
     da = _dask_array()
-    world = check_map(grid)
+    world = check_map(grid, mask)
     field_of_view.range_limit(world, radius, metric)  # checks radius and metric
     options = {"metric": metric, "light_walls": as_flag("light_walls", light_walls)}
     if chunk is not None:

@@ -38,7 +38,7 @@ from tilecast._validate import (
 )
 from tilecast.grid import Grid, check_map
 from tilecast.tiles import TileMap
-from tilecast.world import World
+from tilecast.world import ALL_LAYERS, World
 
 __all__ = ["FOV_COMBINE", "FOV_METRICS", "fov", "fov_counts", "fov_many"]
 
@@ -68,6 +68,7 @@ def fov(
     *,
     metric: str = "euclidean",
     light_walls: bool = True,
+    mask: int = ALL_LAYERS,
 ) -> np.ndarray:
     r"""Return the cells visible from one cell, by symmetric shadowcasting.
 
@@ -93,12 +94,16 @@ def fov(
     light_walls : bool, default True
         Whether the walls in view are visible. With False no solid cell is
         visible except the origin itself; the walls still block sight exactly
-        as before, so this only removes walls from the mask.
+        as before, so this only removes walls from the view.
+    mask : int, default ALL_LAYERS
+        The collision layers that block sight: a cell is a wall when
+        ``layers & mask != 0`` (glass on a layer left out of ``mask`` is
+        seen through, and is floor to ``light_walls``).
 
     Returns
     -------
     numpy.ndarray of bool, shape (rows, cols)
-        ``mask[row, col]`` is True where the cell is visible (indexed like
+        ``visible[row, col]`` is True where the cell is visible (indexed like
         ``grid.solid``).
 
     Notes
@@ -120,8 +125,8 @@ def fov(
     ...         "..#...",
     ...         "......"]
     >>> grid = Grid([[c == "#" for c in row] for row in rows])
-    >>> mask = fov(grid, (0, 1))
-    >>> print("\n".join("".join("*" if v else "." for v in row) for row in mask))
+    >>> visible = fov(grid, (0, 1))
+    >>> print("\n".join("".join("*" if v else "." for v in row) for row in visible))
     *****.
     ***...
     *****.
@@ -130,7 +135,7 @@ def fov(
     >>> bool(fov(grid, (0, 1), light_walls=False)[1, 2])  # the wall is not lit
     False
     """
-    world = check_map(grid)
+    world = check_map(grid, mask)
     ox, oy = _check_origin(world, "origin_cell", as_cell("origin_cell", origin_cell))
     code, bound = range_limit(world, radius, metric)
     lit = as_flag("light_walls", light_walls)
@@ -149,6 +154,7 @@ def fov_many(
     metric: str = "euclidean",
     light_walls: bool = True,
     combine: str = "any",
+    mask: int = ALL_LAYERS,
 ) -> np.ndarray:
     """Return the views of several cells: their union, a count per cell, or one mask each.
 
@@ -175,8 +181,12 @@ def fov_many(
         visible to itself even when it is solid).
     combine : {"any", "count", "none"}, default "any"
         How the views are combined: ``"any"`` their union, ``"count"`` how
-        many origins see each cell, ``"none"`` not at all (one mask per
+        many origins see each cell, ``"none"`` not at all (one view per
         origin).
+    mask : int, default ALL_LAYERS
+        The collision layers that block sight: a cell is a wall when
+        ``layers & mask != 0`` (glass on a layer left out of ``mask`` is
+        seen through, and is floor to ``light_walls``).
 
     Returns
     -------
@@ -205,7 +215,7 @@ def fov_many(
     >>> fov_many(grid, [(1, 2), (7, 2)], combine="none").shape
     (2, 5, 9)
     """
-    world = check_map(grid)
+    world = check_map(grid, mask)
     origins = check_origins(world, "origin_cells", origin_cells)
     code, bound = range_limit(world, radius, metric)
     lit = as_flag("light_walls", light_walls)
@@ -230,6 +240,7 @@ def fov_counts(
     origins: Any = None,
     metric: str = "euclidean",
     light_walls: bool = True,
+    mask: int = ALL_LAYERS,
 ) -> np.ndarray:
     """Return, for each cell, how many origin cells see it (every floor cell by default).
 
@@ -253,6 +264,10 @@ def fov_counts(
         Distance measure, as in :func:`fov`.
     light_walls : bool, default True
         Whether walls in view count as seen, as in :func:`fov`.
+    mask : int, default ALL_LAYERS
+        The collision layers that block sight: a cell is a wall when
+        ``layers & mask != 0`` (as in :func:`fov`; the default
+        origins are the cells that do not block).
 
     Returns
     -------
@@ -274,7 +289,7 @@ def fov_counts(
     >>> int(fov(grid, (5, 1), light_walls=False).sum())  # the nook sees 4 floor cells
     4
     """
-    world = check_map(grid)
+    world = check_map(grid, mask)
     if origins is None:
         rows_of, cols_of = np.nonzero(~world.solid)
         cells = np.ascontiguousarray(np.column_stack([cols_of, rows_of]), dtype=np.int64)

@@ -1,4 +1,10 @@
-"""The tile grid: one solidity bit per cell (see :mod:`tilecast.world` for the shared geometry)."""
+"""The tile grid: a set of collision layers per cell (see :mod:`tilecast.world` for the geometry).
+
+A cell holds an unsigned 32-bit field of collision layers (DESIGN 20); a
+cell with any bit set is solid. A map built from bools has one layer, bit 1
+(True). Every map query takes ``mask``: a cell blocks when
+``layers & mask != 0``.
+"""
 
 from __future__ import annotations
 
@@ -6,40 +12,50 @@ from typing import Any
 
 import numpy as np
 
-from tilecast._validate import as_cell_array, as_choice, as_point, as_tile_size
-from tilecast.world import OUTSIDE_POLICIES, World, readonly_view
+from tilecast._validate import (
+    as_cell_array,
+    as_choice,
+    as_layer_bits,
+    as_point,
+    as_tile_size,
+)
+from tilecast.world import ALL_LAYERS, OUTSIDE_POLICIES, World, readonly_view
 
 __all__ = ["OUTSIDE_POLICIES", "Grid"]
 
 
-def _as_solid_array(solid: Any) -> np.ndarray:
+def _as_cells(cells: Any) -> tuple[np.ndarray, np.ndarray | None]:
+    """Return the map's solid cells (bool) and layer bits (uint32, None for a bool map)."""
     try:
-        array = np.asarray(solid)
+        array = np.asarray(cells)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"solid must be a 2D array of booleans: {exc}") from None
-    if array.dtype != np.bool_:
-        if np.issubdtype(array.dtype, np.integer):
-            array = array != 0
-        else:
-            raise TypeError(
-                f"solid must be an array of bool (or integers, nonzero = solid), "
-                f"got dtype {array.dtype}"
-            )
+        raise ValueError(f"solid must be a 2D array of booleans or layer bits: {exc}") from None
+    if array.dtype != np.bool_ and not np.issubdtype(array.dtype, np.integer):
+        raise TypeError(
+            f"solid must be an array of bool or of integer layer bits, got dtype {array.dtype}"
+        )
     if array.ndim != 2:
         raise ValueError(f"solid must be 2D (rows, cols), got {array.ndim} dimensions")
     if array.shape[0] == 0 or array.shape[1] == 0:
         raise ValueError(f"solid must not be empty, got shape {array.shape}")
-    return np.array(array, dtype=np.bool_, order="C", copy=True)
+    if array.dtype == np.bool_:
+        return np.array(array, dtype=np.bool_, order="C", copy=True), None
+    layers = as_layer_bits("solid", array)
+    if layers.size and layers.max() <= 1:
+        return layers != 0, None  # one layer: kept as bools alone
+    return layers != 0, layers
 
 
 class Grid(World):
-    """A rectangular map of solid and empty tiles.
+    """A rectangular map of tiles, each empty or solid on a set of collision layers.
 
     Parameters
     ----------
-    solid : array_like of bool, shape (rows, cols)
-        ``solid[row, col]`` is True where the tile is a wall. Integer arrays are
-        accepted (nonzero is solid). The array is copied.
+    solid : array_like of bool or of int, shape (rows, cols)
+        ``solid[row, col]`` is True where the tile is a wall (layer bit 1).
+        Integers are layer bit fields: non-negative, below ``2**32``, each
+        set bit a collision layer the tile is on (0 is empty); the queries'
+        ``mask`` picks the layers that block. The array is copied.
     tile_size : float or (float, float), default 1.0
         Tile width and height in world units; tiles need not be square.
     origin : (float, float), default (0.0, 0.0)
@@ -64,9 +80,20 @@ class Grid(World):
     True
     >>> grid.cell_bounds((1, 0))
     (1.0, 0.0, 3.0, 1.0)
+
+    Layers: glass (bit 2) stops what is on layer 2, not sight on layer 1.
+
+    >>> from tilecast import line_of_sight
+    >>> glass = Grid([[0, 2, 0]])
+    >>> glass.layers.tolist(), glass.solid.tolist()
+    ([[0, 2, 0]], [[False, True, False]])
+    >>> line_of_sight(glass, (0.5, 0.5), (2.5, 0.5), mask=1)
+    True
+    >>> line_of_sight(glass, (0.5, 0.5), (2.5, 0.5), mask=2)
+    False
     """
 
-    __slots__ = ("_solid", "_view")
+    __slots__ = ("_layers", "_layers_view", "_solid", "_view")
 
     def __init__(
         self,
@@ -75,29 +102,45 @@ class Grid(World):
         origin: tuple[float, float] = (0.0, 0.0),
         outside: str = "empty",
     ) -> None:
-        self._solid = _as_solid_array(solid)
+        self._solid, self._layers = _as_cells(solid)
         self._init_world(
             as_tile_size(tile_size),
             as_point("origin", origin),
             as_choice("outside", outside, OUTSIDE_POLICIES),
         )
+        self._set_views()
+
+    def _set_views(self) -> None:
         self._view = readonly_view(self._solid)
+        self._layers_view = None if self._layers is None else readonly_view(self._layers)
 
     # ------------------------------------------------------------------ basics
     @property
     def solid(self) -> np.ndarray:
-        """Read-only view of the solidity array, indexed ``[row, col]``."""
+        """Read-only view of the solidity array, indexed ``[row, col]``: ``layers != 0``."""
         return self._view
+
+    @property
+    def layers(self) -> np.ndarray:
+        """Read-only uint32 layer bits per cell, indexed ``[row, col]`` (0 where empty).
+
+        On a map built from bools this is ``solid`` as bit 1 (a new array per call).
+        """
+        if self._layers_view is None:
+            return readonly_view(self._solid.astype(np.uint32))
+        return self._layers_view
 
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
-        del state["_view"]  # a view of _solid: rebuilt, not pickled as a second copy
-        state["_readonly_arrays"].remove("_view")
+        for view in ("_view", "_layers_view"):  # views: rebuilt, not pickled as second copies
+            del state[view]
+            if view in state["_readonly_arrays"]:
+                state["_readonly_arrays"].remove(view)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        self._view = readonly_view(self._solid)
+        self._set_views()
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -120,7 +163,9 @@ class Grid(World):
         """Set the solidity of one cell ``(i, j)`` or of an ``(N, 2)`` array of cells.
 
         Acceleration data built for this grid is updated too, so the next
-        query sees the change. Cells must lie on the map.
+        query sees the change. Cells must lie on the map. A solid cell is on
+        layer bit 1 only, an empty one on none (:meth:`set_layers` sets
+        other bits).
 
         Parameters
         ----------
@@ -150,22 +195,81 @@ class Grid(World):
                 f"value must be one bool or one per cell ({len(cell_array)}), "
                 f"got shape {values.shape}"
             )
+        self._check_editable()
         self._check_on_map(cell_array)
-        if len(cell_array) == 0:
+        self._write(cell_array, values.astype(np.uint32))
+
+    def set_layers(self, cells: Any, bits: Any) -> None:
+        """Replace the layer bits of one cell ``(i, j)`` or of an ``(N, 2)`` array of cells.
+
+        As :meth:`set_solid`, acceleration data (also that of each mask in
+        use) is kept current. A cell is solid where its bits are not 0.
+
+        Parameters
+        ----------
+        cells : (int, int) or array_like of int, shape (N, 2)
+            Cells as ``(col, row)``.
+        bits : int or array_like of int, shape (N,)
+            New layer bits (``0 <= bits < 2**32``; a bool is bit 1), one for
+            all cells or one per cell.
+
+        Examples
+        --------
+        >>> from tilecast import Grid
+        >>> grid = Grid([[0, 0, 0]])
+        >>> grid.set_layers([[0, 0], [2, 0]], [1, 6])
+        >>> grid.layers.tolist(), grid.solid.tolist()
+        ([[1, 0, 6]], [[True, False, True]])
+        """
+        cell_array = as_cell_array("cells", cells)
+        values = as_layer_bits("bits", bits, (len(cell_array),))
+        self._check_editable()
+        self._check_on_map(cell_array)
+        self._write(cell_array, values)
+
+    def _write(self, cells: np.ndarray, bits: np.ndarray) -> None:
+        """Set checked cells to checked uint32 bits, as one edit."""
+        if len(cells) == 0:
             return
         with self._editing():
-            self._solid[cell_array[:, 1], cell_array[:, 0]] = values
-            self._edited(cell_array)
+            rows, cols = cells[:, 1], cells[:, 0]
+            if self._layers is None and (bits > 1).any():
+                self._layers = self._solid.astype(np.uint32)
+                self._set_views()
+            if self._layers is not None:
+                self._layers[rows, cols] = bits
+            self._solid[rows, cols] = bits != 0
+            self._edited(cells)
+
+    # ---------------------------------------------------------- masked views
+    def _unfiltered_by(self, mask: int) -> bool:
+        return self._layers is None and bool(mask & 1)
+
+    def _filtered(self, mask: int) -> Grid:
+        blocking = self._solid if self._layers is None else (self._layers & mask) != 0
+        if self._layers is None and not mask & 1:
+            blocking = np.zeros_like(self._solid)
+        return Grid(blocking, self._tile_size, self._origin, self._outside)
+
+    def _refilter(self, view: World, mask: int, cells: np.ndarray) -> None:
+        assert isinstance(view, Grid)
+        rows, cols = cells[:, 1], cells[:, 0]
+        bits = self._solid[rows, cols] if self._layers is None else self._layers[rows, cols]
+        view._write(cells, ((bits & mask) != 0).astype(np.uint32))
 
 
-def check_map(grid: Any) -> World:
+def check_map(grid: Any, mask: Any = ALL_LAYERS) -> World:
     """Return ``grid`` if it is a ``Grid`` or ``TileMap``; wrap a 2D bool array in a ``Grid``.
 
     The check every map argument goes through (here, beside ``Grid``, so
-    that :mod:`tilecast._validate` needs no map class).
+    that :mod:`tilecast._validate` needs no map class). With a ``mask``
+    (checked here, naming ``mask``), the map as that mask sees it
+    (:meth:`World.masked`); the default costs one identity test.
 
     Raises ``TypeError`` naming ``grid`` for anything else.
     """
+    if mask is not ALL_LAYERS:
+        return check_map(grid).masked(mask)
     if isinstance(grid, World):
         return grid
     if isinstance(grid, np.ndarray) and grid.ndim == 2 and grid.dtype == np.bool_:

@@ -36,7 +36,7 @@ from tilecast._validate import (
     as_positive_float,
     as_scan_ranges,
 )
-from tilecast._walkspec import GAPS_OPEN, SAFE_LARGE, SAFE_SMALL
+from tilecast._walkspec import ALL_LAYERS, GAPS_OPEN, SAFE_LARGE, SAFE_SMALL
 from tilecast.grid import Grid, check_map
 from tilecast.world import readonly_view
 
@@ -455,9 +455,11 @@ class OccupancyGrid:
 
         A cell is occupied where its probability is above ``occupied``, free
         where it is below ``free``, unknown in between (nav2's ``trinary``
-        rule). Until grids carry layer bits (DESIGN 20: occupied 1, unknown
-        2), the grid's solid cells are the occupied ones: unknown space is
-        free to rays, as ``mask=1`` will read it.
+        rule). The grid's cells carry layer bits (DESIGN 20): occupied cells
+        are on layer 1, unknown ones on layer 2, free ones on none; so a
+        query with ``mask=1`` reads unknown space as free, and the default
+        mask (or ``mask=3``) as a wall. :func:`tilecast.io.load_ros_map`
+        reads the map :meth:`save_ros` writes back with the same bits.
 
         Parameters
         ----------
@@ -475,15 +477,15 @@ class OccupancyGrid:
         --------
         >>> from tilecast import OccupancyGrid
         >>> grid = OccupancyGrid((1, 4), resolution=1.0)
-        >>> grid.integrate([(0.5, 0.5, 0.0)] * 3, [[2.0]] * 3, [0.0], max_range=5.0)
-        >>> grid.to_grid().solid.astype(int).tolist()
+        >>> grid.integrate([(0.5, 0.5, 0.0)] * 6, [[2.0]] * 6, [0.0], max_range=5.0)
+        >>> grid.to_grid().layers.tolist()  # free, free, occupied, unknown (never seen)
+        [[0, 0, 1, 2]]
+        >>> grid.to_grid().masked(1).solid.astype(int).tolist()  # unknown read as free
         [[0, 0, 1, 0]]
         """
         as_choice("outside", outside, ("empty", "solid"))
         bits = self._layer_bits(occupied, free)
-        # With layer bits in Grid this becomes Grid(bits, ...): one line.
-        solid = bits == OCCUPIED_BIT
-        return Grid(solid, tile_size=self._resolution, origin=self._origin, outside=outside)
+        return Grid(bits, tile_size=self._resolution, origin=self._origin, outside=outside)
 
     def save_ros(self, path: Any, occupied: float = 0.65, free: float = 0.196) -> Path:
         """Write the map as a ROS map: a YAML file and a PGM image beside it.
@@ -701,14 +703,14 @@ class LikelihoodField:
         """
         return self._distances()
 
-    def _distances(self) -> NDArray[np.float64]:
-        """Return the grid's distance transform: kept with the grid, remade after an edit."""
-        distances: NDArray[np.float64] = self._grid.snapshot(
+    def _distances(self, mask: int = ALL_LAYERS) -> NDArray[np.float64]:
+        """Return the distance transform of the cells ``mask`` sees: kept, remade after an edit."""
+        distances: NDArray[np.float64] = self._grid.masked(mask).snapshot(
             "distance transform", _read_only_distances
         )
         return distances
 
-    def _table(self, max_range: float) -> NDArray[np.float64]:
+    def _table(self, max_range: float, mask: int = ALL_LAYERS) -> NDArray[np.float64]:
         """Per-cell ``log pz`` (product) or ``pz**3`` (amcl) for readings of this sensor range."""
         top = self.z_hit + self.z_rand / max_range  # pz at distance 0, its largest value
         if not math.isfinite(top) or (self.weighting == "amcl" and top > AMCL_PZ_LIMIT):
@@ -718,7 +720,7 @@ class LikelihoodField:
                 + ("AMCL's sum of pz**3 would overflow a float" if math.isfinite(top)
                    else "overflows a float")
             )  # fmt: skip
-        distances = self._distances()
+        distances = self._distances(mask)
         cached = self._cache.get(max_range)
         if cached is not None and cached[0] is distances:
             return cached[1]
@@ -735,12 +737,16 @@ class LikelihoodField:
     def _evaluate(
         self, grid: Any, poses: NDArray[np.float64], angles: NDArray[np.float64],
         observed: NDArray[np.float64], max_range: float, out: NDArray[np.float64],
+        mask: int = ALL_LAYERS,
     ) -> None:  # fmt: skip
-        """Write the scan log-likelihood of each pose to ``out`` (``scan_likelihood``'s work)."""
+        """Write the scan log-likelihood of each pose to ``out`` (``scan_likelihood``'s work).
+
+        The obstacles are the cells ``mask`` selects (a distance transform per mask in use).
+        """
         if grid is not self._source and grid is not self._grid:
             raise ValueError("grid must be the map the LikelihoodField was built on")
         field_log_likelihood = kernels("distance").field_log_likelihood
-        table = self._table(max_range)
+        table = self._table(max_range, mask)
         used = observed < max_range  # AMCL skips max-range readings
         beam_angles = np.ascontiguousarray(angles[used])
         readings = np.ascontiguousarray(observed[used])

@@ -25,7 +25,7 @@ from tilecast._validate import (
     as_point,
 )
 from tilecast._walkmap import walk_map
-from tilecast._walkspec import CORNER_POLICIES, DIAGONAL_GAPS
+from tilecast._walkspec import ALL_LAYERS, CORNER_POLICIES, DIAGONAL_GAPS
 from tilecast.grid import Grid, check_map
 from tilecast.results import Hit, Step
 from tilecast.tiles import TileMap
@@ -48,6 +48,7 @@ def raycast(
     *,
     diagonal_gaps: str = "block_if_both",
     ignore_start: bool = False,
+    mask: int = ALL_LAYERS,
 ) -> Hit | None:
     """Cast one ray and return its first hit on a solid cell, or None.
 
@@ -73,6 +74,10 @@ def raycast(
         (closed-box physics), or never.
     ignore_start : bool, default False
         Let a ray that starts inside a solid cell leave that cell freely.
+    mask : int, default ALL_LAYERS
+        The collision layers that stop the ray: a cell (a tile's pixels)
+        blocks when ``layers & mask != 0`` (:meth:`~tilecast.World.masked`);
+        the answer is the one on the map with every other cell emptied.
 
     Returns
     -------
@@ -102,14 +107,20 @@ def raycast(
     True
     >>> raycast(grid, (0.5, 0.5), (1.0, 0.0)) is None  # leaves the map
     True
+    >>> glass = Grid([[0, 2, 1]])  # layer 2 glass, then a layer 1 wall
+    >>> raycast(glass, (0.5, 0.5), (1.0, 0.0)).cell
+    (1, 0)
+    >>> raycast(glass, (0.5, 0.5), (1.0, 0.0), mask=1).cell  # sight passes the glass
+    (2, 0)
     """
-    view, is_tilemap = walk_map(grid)
+    world = grid if mask is ALL_LAYERS else check_map(grid, mask)
+    view, is_tilemap = walk_map(world)
     x0, y0 = as_point("origin", origin)
     dx, dy = as_direction("direction", direction)
     limit = as_max_distance(max_distance)
     gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
     ignore = as_flag("ignore_start", ignore_start)
-    return first_hit(grid, view, is_tilemap, x0, y0, dx, dy, limit, gaps, ignore)
+    return first_hit(world, view, is_tilemap, x0, y0, dx, dy, limit, gaps, ignore)
 
 
 def raycast_all(
@@ -121,6 +132,7 @@ def raycast_all(
     max_results: int | None = None,
     diagonal_gaps: str = "block_if_both",
     ignore_start: bool = False,
+    mask: int = ALL_LAYERS,
 ) -> list[Hit]:
     """Return every solid cell a ray enters, in order (a laser that pierces).
 
@@ -132,7 +144,7 @@ def raycast_all(
 
     Parameters
     ----------
-    grid, origin, direction, max_distance, diagonal_gaps, ignore_start
+    grid, origin, direction, max_distance, diagonal_gaps, ignore_start, mask
         As for :func:`raycast`.
     max_results : int, optional
         Stop after this many hits.
@@ -155,7 +167,7 @@ def raycast_all(
     >>> [h.cell for h in raycast_all(grid, (0.5, 0.5), (1.0, 0.0), max_results=1)]
     [(1, 0)]
     """
-    check_map(grid)
+    world = check_map(grid, mask)
     start = as_point("origin", origin)
     heading = as_direction("direction", direction)
     limit = as_max_distance(max_distance)
@@ -169,7 +181,7 @@ def raycast_all(
     hits: list[Hit] = []
     if max_results == 0:
         return hits
-    for hit in all_hits(grid, start, heading, limit, gaps, ignore):
+    for hit in all_hits(world, start, heading, limit, gaps, ignore):
         hits.append(hit)
         if max_results is not None and len(hits) >= max_results:
             break
@@ -177,7 +189,12 @@ def raycast_all(
 
 
 def line_of_sight(
-    grid: Grid | TileMap | np.ndarray, a: Any, b: Any, *, diagonal_gaps: str = "block_if_both"
+    grid: Grid | TileMap | np.ndarray,
+    a: Any,
+    b: Any,
+    *,
+    diagonal_gaps: str = "block_if_both",
+    mask: int = ALL_LAYERS,
 ) -> bool:
     """Return True when no solid cell strictly between the cells of ``a`` and ``b`` blocks.
 
@@ -196,6 +213,8 @@ def line_of_sight(
         World points.
     diagonal_gaps : {"block_if_both", "block_if_either", "open"}
         As for :func:`raycast`.
+    mask : int, default ALL_LAYERS
+        The layers that block sight, as for :func:`raycast`.
 
     Returns
     -------
@@ -210,11 +229,12 @@ def line_of_sight(
     >>> line_of_sight(grid, (0.5, 1.5), (2.5, 1.5))
     True
     """
-    view, _ = walk_map(grid)
+    world = grid if mask is ALL_LAYERS else check_map(grid, mask)
+    view, _ = walk_map(world)
     xa, ya = as_point("a", a)
     xb, yb = as_point("b", b)
     gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
-    return sight(grid, view, (xa, ya), (xb, yb), gaps)
+    return sight(world, view, (xa, ya), (xb, yb), gaps)
 
 
 def traverse(

@@ -31,6 +31,7 @@ from tilecast._validate import (
     as_segments,
     check_magnitude,
 )
+from tilecast._walkspec import ALL_LAYERS
 from tilecast.grid import Grid
 from tilecast.tiles import TileMap
 from tilecast.visibility import (
@@ -217,8 +218,14 @@ class VisibilityScene:
             )  # fmt: skip
 
     @classmethod
-    def from_grid(cls, grid: Grid | TileMap | np.ndarray) -> VisibilityScene:
+    def from_grid(
+        cls, grid: Grid | TileMap | np.ndarray, *, mask: int = ALL_LAYERS
+    ) -> VisibilityScene:
         """Prepare the walls of a tile grid (:func:`~tilecast.wall_segments`).
+
+        ``mask`` picks the collision layers that block sight, as for
+        :func:`~tilecast.wall_segments` (one scene per mask: a scene is
+        prepared once and does not follow edits of the map).
 
         Examples
         --------
@@ -229,7 +236,7 @@ class VisibilityScene:
         >>> scene.polygon((0.5, 0.5)).round(3).tolist()  # the shadow meets x = 3 at y = 4/3
         [[0.0, 2.0], [0.0, 0.0], [3.0, 0.0], [3.0, 1.333], [2.0, 1.0], [1.0, 1.0], [1.0, 2.0]]
         """
-        return cls(wall_segments(grid))
+        return cls(wall_segments(grid, mask=mask))
 
     @property
     def segments(self) -> np.ndarray:

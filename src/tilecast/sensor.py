@@ -32,6 +32,7 @@ from tilecast._validate import (
     as_positive_float,
     check_out,
 )
+from tilecast._walkspec import ALL_LAYERS
 from tilecast.batch import scan_in_chunks
 from tilecast.grid import Grid, check_map
 from tilecast.mapping import LikelihoodField
@@ -118,6 +119,7 @@ def scan_likelihood(
     table: Any = None,
     table_resolution: float | None = None,
     out: NDArray[np.float64] | None = None,
+    mask: int = ALL_LAYERS,
 ) -> NDArray[np.float64]:
     """Log-likelihood of a measured scan for each pose, shape (N,).
 
@@ -162,6 +164,10 @@ def scan_likelihood(
         2.5 is index 2 and 3.5 index 4.
     out : ndarray of float64, shape (N,), optional
         A C-contiguous, writable array to fill and return.
+    mask : int, default ALL_LAYERS
+        The collision layers the beams see (as for :func:`~tilecast.raycast`);
+        with a ``LikelihoodField``, the cells its distances are measured to
+        (one distance transform per mask in use).
 
     Returns
     -------
@@ -203,7 +209,7 @@ def scan_likelihood(
     >>> np.round(ll, 4).tolist()
     [-1.3863, -9.2103, -5.2983]
     """
-    world = check_map(grid)
+    world = check_map(grid, mask)
     pose_array = as_poses(poses)
     angle_array = as_angles(angles)
     limit = as_max_range(max_range)
@@ -217,7 +223,7 @@ def scan_likelihood(
         field_out: NDArray[np.float64] = np.empty(n_poses) if out is None else out
         if out is not None:
             check_out(out, (n_poses,), _FLOAT64, (pose_array, angle_array, readings))
-        model._evaluate(grid, pose_array, angle_array, readings, limit, field_out)
+        model._evaluate(grid, pose_array, angle_array, readings, limit, field_out, mask)
         return field_out
     if model is not None:
         if not isinstance(model, BeamModel):

@@ -49,6 +49,7 @@ from tilecast._validate import (
     as_finite_float,
     as_int,
     as_int_array,
+    as_layer_bits,
     as_pixel_size,
     as_point,
     as_tile_size,
@@ -145,11 +146,18 @@ class TileSet:
     masks : array_like of bool, shape (K, th, tw)
         ``masks[k][py, px]`` is True where pixel ``(px, py)`` of tile ``k`` is
         solid. Integer arrays are accepted (nonzero is solid). Copied.
+    layers : int or array_like of int, shape (K,), optional
+        The collision layers (DESIGN 20) each tile's solid pixels are on: a
+        bit field in ``[1, 2**32)`` per tile, or one for all; default 1. A
+        query with ``mask`` stops on a tile's pixels when
+        ``layers[k] & mask != 0``.
 
     Attributes
     ----------
     masks : numpy.ndarray
         Read-only bool array ``(K, th, tw)``.
+    layers : numpy.ndarray
+        Read-only uint32 ``(K,)``.
     tile_size : (int, int)
         ``(tw, th)``: tile width and height in pixels (need not be square).
     kinds : numpy.ndarray
@@ -169,11 +177,13 @@ class TileSet:
     (3, (4, 4), [0, 1, 2])
     >>> tiles.masks[2].astype(int).tolist()[1]
     [1, 1, 0, 0]
+    >>> TileSet(np.ones((2, 4, 4), bool), layers=[1, 2]).layers.tolist()  # wall, glass
+    [1, 2]
     """
 
-    __slots__ = ("_kinds", "_masks")
+    __slots__ = ("_kinds", "_layers", "_masks", "_one_layer")
 
-    def __init__(self, masks: Any) -> None:
+    def __init__(self, masks: Any, layers: Any = 1) -> None:
         try:
             array = np.asarray(masks)
         except (TypeError, ValueError) as exc:
@@ -192,6 +202,14 @@ class TileSet:
             raise ValueError(f"masks must not be empty, got shape {array.shape}")
         self._masks = readonly_view(np.array(array, dtype=np.bool_, order="C", copy=True))
         self._kinds = readonly_view(_kinds_of(self._masks))
+        bits = as_layer_bits("layers", layers, (len(array),))
+        if (bits == 0).any():
+            raise ValueError(
+                f"layers must be at least 1 for every tile (a tile that never blocks has an "
+                f"all-clear mask), got 0 for tile {int(np.argmax(bits == 0))}"
+            )
+        self._layers = readonly_view(bits)
+        self._one_layer = bool((bits == 1).all())
 
     @property
     def masks(self) -> np.ndarray:
@@ -207,6 +225,11 @@ class TileSet:
     def kinds(self) -> np.ndarray:
         """uint8 ``(K,)``: 0 no solid pixel, 1 all solid, 2 mixed."""
         return self._kinds
+
+    @property
+    def layers(self) -> np.ndarray:
+        """uint32 ``(K,)``: the collision layers of each tile's solid pixels."""
+        return self._layers
 
     def __len__(self) -> int:
         return int(self._masks.shape[0])
@@ -243,6 +266,7 @@ class TileSet:
         margin: int = 0,
         spacing: int = 0,
         color_key: tuple[int, int, int] | None = None,
+        layers: Any = 1,
     ) -> TileSet:
         """Cut a tileset image into tiles and read each pixel's solidity.
 
@@ -271,6 +295,8 @@ class TileSet:
         color_key : (int, int, int), optional
             A colour treated as transparent (Tiled's ``trans``): needed for
             images without alpha, where every other pixel is solid.
+        layers : int or array_like of int, default 1
+            The tiles' collision layers, as for :class:`TileSet`.
 
         Returns
         -------
@@ -326,7 +352,7 @@ class TileSet:
             for col in range(cols):
                 x = margin + col * (tw + spacing)
                 masks[row * cols + col] = solid[y : y + th, x : x + tw]
-        return cls(masks)
+        return cls(masks, layers)
 
 
 # ------------------------------------------------------------------- TileMap
@@ -517,6 +543,21 @@ class TileMap(World):
         return self._solid_cells
 
     @property
+    def layers(self) -> np.ndarray:
+        """uint32 ``(rows, cols)``: the layers of each cell's tile (0 where no tile); a new array.
+
+        Examples
+        --------
+        >>> from tilecast import TileMap, TileSet
+        >>> TileMap([[0, 1, -1]], TileSet([[[1]], [[1]]], layers=[1, 2])).layers.tolist()
+        [[1, 2, 0]]
+        """
+        present = self._tile_ids != self._empty
+        bits = np.zeros(self._tile_ids.shape, dtype=np.uint32)
+        bits[present] = self._tileset.layers[self._tile_ids[present]]
+        return readonly_view(bits)
+
+    @property
     def tile_pixels(self) -> tuple[int, int]:
         """``(tw, th)``: pixels per tile (the tileset's tile size)."""
         return self._tileset.tile_size
@@ -660,17 +701,45 @@ class TileMap(World):
         tw, th = self._tileset.tile_size
         if flip & FLIP_DIAGONAL and tw != th and tile != self._empty:
             raise ValueError(f"flips: the diagonal flip needs square tiles, these are {tw}x{th}")
+        self._check_editable()
         self._check_on_map(cell_array)
-        if len(cell_array) == 0:
+        self._write(cell_array, tile, 0 if tile == self._empty else flip)
+
+    def _write(self, cells: np.ndarray, tiles: Any, flips: Any) -> None:
+        """Put checked tile ids and flips (scalars or one per cell) into checked cells."""
+        if len(cells) == 0:
             return
-        cols, rows = cell_array[:, 0], cell_array[:, 1]
+        cols, rows = cells[:, 0], cells[:, 1]
         with self._editing():
             # new arrays, never changed in place: a query running meanwhile
             # (a batch releases the GIL) keeps reading the map before the edit
             tile_ids = self._tile_ids.copy()
             flip_array = self._flips.copy()
-            tile_ids[rows, cols] = tile
-            flip_array[rows, cols] = 0 if tile == self._empty else flip
+            tile_ids[rows, cols] = tiles
+            flip_array[rows, cols] = flips
             self._tile_ids, self._flips = tile_ids, flip_array
             self._rebuild_variants()
-            self._edited(cell_array)
+            self._edited(cells)
+
+    # ---------------------------------------------------------- masked views
+    def _kept_tiles(self, tile_ids: np.ndarray, mask: int) -> np.ndarray:
+        """``tile_ids`` with every tile whose layers miss ``mask`` made empty."""
+        present = tile_ids != self._empty
+        keep = present.copy()
+        keep[present] = (self._tileset.layers[tile_ids[present]] & mask) != 0
+        return np.where(keep, tile_ids, self._empty)
+
+    def _unfiltered_by(self, mask: int) -> bool:
+        return bool(mask & 1) and self._tileset._one_layer
+
+    def _filtered(self, mask: int) -> TileMap:
+        ids = self._kept_tiles(self._tile_ids, mask)
+        flips = np.where(ids != self._empty, self._flips, 0)
+        return TileMap(ids, self._tileset, self._tile_size, self._origin, flips,
+                       self._empty, self._outside)  # fmt: skip
+
+    def _refilter(self, view: World, mask: int, cells: np.ndarray) -> None:
+        assert isinstance(view, TileMap)
+        cols, rows = cells[:, 0], cells[:, 1]
+        ids = self._kept_tiles(self._tile_ids[rows, cols], mask)
+        view._write(cells, ids, np.where(ids != self._empty, self._flips[rows, cols], 0))

@@ -31,6 +31,7 @@ from tilecast._validate import (
     as_segments,
     check_magnitude,
 )
+from tilecast._walkspec import ALL_LAYERS
 from tilecast.grid import Grid, check_map
 from tilecast.tiles import TileMap
 
@@ -315,7 +316,7 @@ def _rays(
 
 
 # -------------------------------------------------------------- tile walls
-def wall_segments(grid: Grid | TileMap | np.ndarray) -> np.ndarray:
+def wall_segments(grid: Grid | TileMap | np.ndarray, *, mask: int = ALL_LAYERS) -> np.ndarray:
     """Return the walls of a tile grid: boundaries between free and solid cells.
 
     Parameters
@@ -327,6 +328,9 @@ def wall_segments(grid: Grid | TileMap | np.ndarray) -> np.ndarray:
         outlines of its solid *pixels* (those of
         :meth:`~tilecast.TileMap.to_pixel_grid`), so that a visibility polygon
         among them agrees with :func:`~tilecast.raycast` on the map.
+    mask : int, default ALL_LAYERS
+        The collision layers that are walls: a cell is solid here when
+        ``layers & mask != 0`` (as for :func:`~tilecast.raycast`).
 
     Returns
     -------
@@ -346,7 +350,7 @@ def wall_segments(grid: Grid | TileMap | np.ndarray) -> np.ndarray:
     >>> wall_segments(TileMap([[0]], corner, tile_size=2.0)).reshape(-1, 4).tolist()
     [[0.0, 0.0, 1.0, 0.0], [0.0, 1.0, 1.0, 1.0], [0.0, 0.0, 0.0, 1.0], [1.0, 0.0, 1.0, 1.0]]
     """
-    world = check_map(grid)
+    world = check_map(grid, mask)
     if isinstance(world, TileMap):
         world = world.to_pixel_grid()
     fill = world.outside == "solid"

@@ -39,11 +39,14 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from tilecast._validate import as_cell, as_point, tile_coordinates
+from tilecast._validate import as_cell, as_mask, as_point, tile_coordinates
+from tilecast._walkspec import ALL_LAYERS
 
-__all__ = ["OUTSIDE_POLICIES", "World"]
+__all__ = ["ALL_LAYERS", "OUTSIDE_POLICIES", "World"]
 
 OUTSIDE_POLICIES = ("empty", "solid")
+# How many masked views (World.masked) a map keeps; the oldest goes first.
+_MASKED_KEPT = 8
 
 _T = TypeVar("_T")
 
@@ -76,6 +79,7 @@ class World:
         "_accel",
         "_edit_lock",
         "_edit_seq",
+        "_frozen",
         "_origin",
         "_outside",
         "_tile_size",
@@ -114,6 +118,7 @@ class World:
         self._accel = {}
         self._edit_lock = threading.RLock()
         self._edit_seq = 0
+        self._frozen = False
         self.source = None
 
     # Pickling and copying: the lock and the derived data are not state;
@@ -123,7 +128,7 @@ class World:
         readonly = []
         for cls in type(self).__mro__:
             for name in getattr(cls, "__slots__", ()):
-                if name not in ("_accel", "_edit_lock", "_edit_seq"):
+                if name not in ("_accel", "_edit_lock", "_edit_seq", "_frozen"):
                     value = getattr(self, name)
                     state[name] = value
                     if isinstance(value, np.ndarray) and not value.flags.writeable:
@@ -141,6 +146,7 @@ class World:
         self._accel = {}
         self._edit_lock = threading.RLock()
         self._edit_seq = 0
+        self._frozen = False  # a copy of a masked view is a map of its own
 
     # ------------------------------------------------------------ subclasses
     @property
@@ -260,6 +266,74 @@ class World:
     def _cell_solid(self, i: int, j: int) -> bool:
         return bool(self.solid[j, i])
 
+    # ----------------------------------------------------------------- layers
+    def masked(self, mask: int) -> World:
+        """Return the map as queries with ``mask`` see it: what blocks is what ``mask`` selects.
+
+        A cell (on a ``TileMap``, a tile's pixels) blocks a query with
+        ``mask`` when its layer bits share a bit with ``mask``
+        (``layers & mask != 0``); this is the map with every other cell
+        emptied, of the same geometry and ``outside`` (beyond the map, a
+        ``"solid"`` outside blocks for every mask). Every map query with
+        ``mask=`` runs on this view, so it answers exactly what the query
+        without a mask answers on it. The view and its acceleration data
+        are built on first use and kept current by the map's edits (the
+        last few masks used are kept); the view itself cannot be edited.
+        For :data:`ALL_LAYERS`, and for a map whose cells are all on layer 1
+        when ``mask`` includes bit 1, it is the map itself.
+
+        Parameters
+        ----------
+        mask : int
+            Layer bits, ``0 <= mask < 2**32``.
+
+        Examples
+        --------
+        >>> from tilecast import Grid
+        >>> grid = Grid([[1, 2, 3]])
+        >>> grid.masked(2).solid.tolist()
+        [[False, True, True]]
+        >>> grid.set_layers((0, 0), 2)
+        >>> grid.masked(2).solid.tolist()  # kept current
+        [[True, True, True]]
+        >>> grid.masked(0xFFFFFFFF) is grid
+        True
+        """
+        if mask is ALL_LAYERS:
+            return self
+        mask = as_mask(mask)
+        if mask == ALL_LAYERS or self._unfiltered_by(mask):
+            return self
+        key = ("masked", mask)
+        view = self._accel.get(key)
+        if view is None:
+            with self._edit_lock:
+                masked = [k for k in self._accel if isinstance(k, tuple) and k[0] == "masked"]
+                for old in masked[: max(0, len(masked) - _MASKED_KEPT + 1)]:
+                    if old != key:
+                        del self._accel[old]
+                view = self.accelerator(key, _MaskedView.of(mask))
+        world: World = view.world
+        return world
+
+    def _unfiltered_by(self, mask: int) -> bool:
+        """Return True when ``mask`` keeps every solid cell (the map itself is the view)."""
+        return False
+
+    def _filtered(self, mask: int) -> World:
+        """Build the masked view (subclasses): a frozen map of the same geometry."""
+        raise NotImplementedError
+
+    def _refilter(self, view: World, mask: int, cells: np.ndarray) -> None:
+        """Bring the masked view up to date after an edit of ``cells`` (subclasses)."""
+        raise NotImplementedError
+
+    def _check_editable(self) -> None:
+        if self._frozen:
+            raise ValueError(
+                "this map is a masked view of another map (World.masked): edit that map instead"
+            )
+
     # ------------------------------------------------------------------ edits
     @contextmanager
     def _editing(self) -> Iterator[None]:
@@ -377,3 +451,21 @@ class World:
                 del self._accel[key]
             else:
                 update(self, cells)
+
+
+class _MaskedView:
+    """A map's masked view (:meth:`World.masked`), kept current by the map's edits."""
+
+    __slots__ = ("mask", "world")
+
+    def __init__(self, parent: World, mask: int) -> None:
+        self.mask = mask
+        self.world = parent._filtered(mask)
+        self.world._frozen = True
+
+    @staticmethod
+    def of(mask: int) -> Callable[[World], _MaskedView]:
+        return lambda parent: _MaskedView(parent, mask)
+
+    def update(self, parent: World, cells: np.ndarray) -> None:
+        parent._refilter(self.world, self.mask, cells)

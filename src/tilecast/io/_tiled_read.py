@@ -37,6 +37,7 @@ class TileInfo:
     """What a tileset says about one tile."""
 
     properties: dict[str, Any] = field(default_factory=dict)
+    kind: str | None = None  # the tile's class (Tiled 1.9+) or type (before)
     shapes: list[Shape] | None = None
     image: Path | None = None  # image-collection tilesets
     size: tuple[int, int] | None = None  # its image's (width, height), when given
@@ -404,7 +405,8 @@ class _Reader:
             ts.image_size = _size(where, image.get, "width", "height")
         for tile in node.findall("tile"):
             local = _count(where, tile.get("id"), "tile id")
-            info = TileInfo(properties=self.xml_properties(where, tile))
+            info = TileInfo(properties=self.xml_properties(where, tile),
+                             kind=tile.get("class") or tile.get("type"))  # fmt: skip
             tile_image = tile.find("image")
             if tile_image is not None:
                 info.image = self.ref(path, tile_image.get("source"), f"image of tile {local}")
@@ -541,7 +543,9 @@ class _Reader:
             if not isinstance(tile, dict):
                 raise MapLoadError(f"{where}: a tile is not a JSON object")
             local = _count(where, tile.get("id"), "tile id")
-            info = TileInfo(properties=self.json_properties(where, tile))
+            kind = tile.get("class") or tile.get("type")
+            info = TileInfo(properties=self.json_properties(where, tile),
+                            kind=kind if isinstance(kind, str) else None)  # fmt: skip
             if tile.get("image"):
                 info.image = self.ref(path, tile.get("image"), f"image of tile {local}")
                 info.size = _size(where, tile.get, "imagewidth", "imageheight")

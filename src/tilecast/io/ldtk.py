@@ -11,14 +11,14 @@ and layer offsets are not applied).
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from tilecast._validate import as_choice, as_path
+from tilecast._validate import as_choice, as_mask, as_path
 from tilecast.grid import Grid
 from tilecast.io._common import MapLoadError, excerpt
 from tilecast.io.limits import Limits, as_limits, inside_root, is_file, parse_json, read_limited
@@ -198,6 +198,23 @@ def _ids(name: str, value: Any) -> frozenset[int] | None:
     return frozenset(int(v) for v in value)
 
 
+def _value_bits(value_bits: Any) -> dict[int, int]:
+    """Check ``value_bits``: IntGrid values to collision bits in ``[1, 2**32)``."""
+    if value_bits is None:
+        return {}
+    if not isinstance(value_bits, Mapping) or not all(
+        isinstance(v, int | np.integer) and not isinstance(v, bool) for v in value_bits
+    ):
+        raise TypeError("value_bits must map IntGrid values (integers) to layer bits")
+    checked = {}
+    for value, bits in value_bits.items():
+        layer_bits = as_mask(bits, f"value_bits[{value}]")
+        if layer_bits == 0:
+            raise ValueError(f"value_bits[{value}] must be at least 1 (a collision layer bit)")
+        checked[int(value)] = layer_bits
+    return checked
+
+
 def _value_names(project: dict[str, Any], layer: dict[str, Any]) -> str:
     """List the values an IntGrid layer's definition names, for messages: "1 'walls', ..."."""
     defs = project.get("defs")
@@ -226,6 +243,7 @@ def load_ldtk(
     outside: str = "empty",
     root: Any = None,
     limits: Limits | None = None,
+    value_bits: Mapping[int, int] | None = None,
 ) -> Grid | TileMap:
     """Load one layer of one level of an LDtk project.
 
@@ -256,6 +274,11 @@ def load_ldtk(
         tileset images) must lie inside this folder.
     limits : Limits, optional
         Size limits; see :class:`~tilecast.io.Limits`.
+    value_bits : mapping of int to int, optional
+        For an IntGrid layer: collision layers (DESIGN 20) per value,
+        ``{1: 1, 2: 2}`` (walls on layer 1, glass on layer 2); values it
+        does not name are empty. Bits are integers in ``[1, 2**32)``.
+        Instead of ``solid_values``.
 
     Returns
     -------
@@ -294,12 +317,15 @@ def load_ldtk(
     >>> load_ldtk(path, "Start", "Walls", solid_values={2}).solid.astype(int)
     array([[0, 0, 1],
            [0, 0, 0]])
+    >>> load_ldtk(path, value_bits={1: 1, 2: 2}).layers.tolist()  # value 2 is glass
+    [[1, 0, 2], [0, 0, 1]]
     """
     as_choice("outside", outside, ("empty", "solid"))
     path = as_path("path", path)
     if isinstance(level, bool) or not isinstance(level, int | str):
         raise TypeError(f"level must be an index or a level name, got {type(level).__name__}")
     solid_values, solid_tiles = _ids("solid_values", solid_values), _ids("solid_tiles", solid_tiles)
+    bits_of = _value_bits(value_bits)
     if solid_tag is not None and not isinstance(solid_tag, str):
         raise TypeError(f"solid_tag must be a string, got {type(solid_tag).__name__}")
     if solid_tiles is not None and solid_tag is not None:
@@ -344,6 +370,14 @@ def load_ldtk(
                 f"{_value_names(project, chosen)}; default: every non-zero value)"
             )
         array = _int_grid(where, chosen, rows, cols)
+        if bits_of:
+            if solid_values is not None:
+                raise ValueError("give solid_values= or value_bits=, not both")
+            cells = np.zeros(array.shape, dtype=np.uint32)
+            for value, bits in bits_of.items():
+                cells[array == value] = bits
+            logger.info("%s: layers from IntGrid layer %r", level_path, chosen.get("__identifier"))
+            return Grid(cells, tile_size=size, outside=outside)
         if solid_values is None:
             solid = array != 0
         else:
@@ -352,6 +386,11 @@ def load_ldtk(
         return Grid(solid, tile_size=size, outside=outside)
     if kind not in ("Tiles", "AutoLayer"):
         raise MapLoadError(f"{where}: a {excerpt(kind)} layer holds no tiles or cells")
+    if bits_of:
+        raise ValueError(
+            f"{where}: value_bits= applies to IntGrid layers; a {kind} layer's tiles are read "
+            "by solid_tiles= or solid_tag="
+        )
     if solid_values is not None:
         raise ValueError(
             f"{where}: solid_values= applies to IntGrid layers; for this {kind} layer pass "

@@ -19,11 +19,12 @@ default too. Row 0 is the first map line (y down), one unit per cell.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from tilecast._validate import as_path
+from tilecast._validate import as_mask, as_path
 from tilecast.grid import Grid
 from tilecast.io._common import MapLoadError, excerpt
 from tilecast.io.limits import Limits, as_limits, read_limited
@@ -49,6 +50,7 @@ def load_movingai(
     path: Any,
     *,
     passable: str = ".GS",
+    terrain_bits: Mapping[str, int] | None = None,
     tile_size: float | tuple[float, float] = 1.0,
     origin: tuple[float, float] = (0.0, 0.0),
     outside: str = "solid",
@@ -64,6 +66,13 @@ def load_movingai(
     passable : str, default ".GS"
         The terrain characters that are free; every other character of the
         map (``@``, ``O``, ``T``, ``W``, ...) is solid.
+    terrain_bits : mapping of str to int, optional
+        Collision layers (DESIGN 20) per terrain character, e.g.
+        ``{"T": 2, "W": 4}`` (trees on layer 2, water on layer 4); a
+        character it names gets those bits (0 makes it free), the others
+        are free when ``passable`` and on layer 1 otherwise. Queries then
+        pick what blocks with ``mask`` (walking: every layer; a bullet
+        flying over water: ``mask=1 | 2``).
     tile_size, origin : optional
         Passed to :class:`~tilecast.Grid` (default: unit cells from (0, 0)).
     outside : {"empty", "solid"}, default "solid"
@@ -95,9 +104,20 @@ def load_movingai(
            [1, 0, 0, 1]])
     >>> int(load_movingai(path, passable=".GST").solid.sum())
     8
+    >>> load_movingai(path, terrain_bits={"T": 2}).layers[1].tolist()  # the tree on layer 2
+    [1, 0, 2, 1]
     """
     if not isinstance(passable, str) or not passable or "\n" in passable:
         raise TypeError("passable must be a string of terrain characters, e.g. '.GS'")
+    bits_of = np.ones(256, dtype=np.uint32)
+    bits_of[list(passable.encode("ascii", "replace"))] = 0
+    if terrain_bits is not None:
+        if not isinstance(terrain_bits, Mapping) or not all(
+            isinstance(c, str) and len(c) == 1 and c.isascii() and c != "\n" for c in terrain_bits
+        ):
+            raise TypeError("terrain_bits must map terrain characters (one ASCII letter) to bits")
+        for char, bits in terrain_bits.items():
+            bits_of[ord(char)] = as_mask(bits, f"terrain_bits[{char!r}]")
     file = as_path("path", path)
     limits = as_limits(limits)
     name = os.fspath(path)  # as the caller wrote it (a Path would normalise it)
@@ -132,13 +152,11 @@ def load_movingai(
         body.pop()
     if len(body) != rows:
         raise MapLoadError(f"{name}: the header says {rows} rows, the map has {len(body)}")
-    free = np.zeros(256, dtype=np.bool_)
-    free[list(passable.encode("ascii", "replace"))] = True
-    solid = np.empty((rows, cols), dtype=np.bool_)
+    cells = np.empty((rows, cols), dtype=np.uint32)
     for r, line in enumerate(body):
         if len(line) != cols:
             raise MapLoadError(
                 f"{name}: map row {r + 1} has {len(line)} characters, the header says {cols}"
             )
-        solid[r] = ~free[np.frombuffer(line.encode("ascii"), dtype=np.uint8)]
-    return Grid(solid, tile_size=tile_size, origin=origin, outside=outside)
+        cells[r] = bits_of[np.frombuffer(line.encode("ascii"), dtype=np.uint8)]
+    return Grid(cells, tile_size=tile_size, origin=origin, outside=outside)

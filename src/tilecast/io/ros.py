@@ -53,6 +53,10 @@ from tilecast.io.limits import Limits, as_limits, check_depth, inside_root, is_f
 __all__ = ["load_ros_map", "ros_occupancy"]
 
 UNKNOWN_POLICIES = ("solid", "free")
+#: Layer bits of a loaded ROS map (DESIGN 20): occupied cells, unknown cells.
+#: ``mask=1`` reads unknown space as free, ``mask=3`` (or the default) as a wall.
+OCCUPIED_LAYER = 1
+UNKNOWN_LAYER = 2
 ROS_MODES = ("trinary", "scale", "raw")
 logger = logging.getLogger("tilecast")
 
@@ -199,7 +203,10 @@ def load_ros_map(
         What unknown cells become: those nav2 publishes as neither 0 (free)
         nor 100 (occupied), i.e. -1 and, in ``scale`` and ``raw`` mode, 1..99
         (``nav2_amcl`` reads them so too). ``"solid"`` keeps simulated beams
-        from passing through unexplored space.
+        from passing through unexplored space: unknown cells are on layer 2
+        and occupied ones on layer 1, so a query with ``mask=1`` reads
+        unknown space as free and the default mask (or ``mask=3``) as a
+        wall. ``"free"``: unknown cells are on no layer.
     outside : {"empty", "solid"}, default "solid"
         Passed to :class:`~tilecast.Grid`; robotics maps want ``"solid"``.
     root : str or os.PathLike, optional
@@ -238,6 +245,9 @@ def load_ros_map(
     ((0.5, 0.5), (-1.0, 2.0))
     >>> grid.cell_at((-0.75, 2.75))  # the black pixel: top-left in the image
     (0, 1)
+    >>> load_ros_map(folder / "m.yaml").layers  # occupied 1, unknown (205) 2
+    array([[0, 0, 2],
+           [1, 0, 0]], dtype=uint32)
     """
     unknown = as_choice("unknown", unknown, UNKNOWN_POLICIES)
     as_choice("outside", outside, ("empty", "solid"))
@@ -296,11 +306,16 @@ def load_ros_map(
     pixels = read_pixels(image_path, limits=limits)
     rule = _rule(pixels, bool(negate), occupied, free, mode)
     # nav2_amcl's reading: 0 free, 100 occupied, anything else unknown
-    if unknown == "solid":
-        solid = pixels.map(lambda block: rule(block) != 0, flip=True)
-    else:
-        solid = pixels.map(lambda block: rule(block) == 100, flip=True)
-    del pixels  # the decoded picture: only the solid bytes go on into the Grid
-    grid = Grid(solid, tile_size=resolution, origin=(ox, oy), outside=outside)
+    unknown_bit = np.uint8(UNKNOWN_LAYER if unknown == "solid" else 0)
+
+    def layer_bits(block: NDArray[Any]) -> NDArray[np.uint8]:
+        occupancy = rule(block)
+        bits: NDArray[np.uint8] = np.where(occupancy == 100, np.uint8(OCCUPIED_LAYER), unknown_bit)
+        bits[occupancy == 0] = 0
+        return bits
+
+    cells = pixels.map(layer_bits, np.uint8, flip=True)
+    del pixels  # the decoded picture: only the layer bytes go on into the Grid
+    grid = Grid(cells, tile_size=resolution, origin=(ox, oy), outside=outside)
     grid.source = {"file": str(path), "image": str(image_path), "yaw": yaw}
     return grid

@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from tilecast._validate import as_choice, as_path
+from tilecast._validate import as_choice, as_mask, as_path
 from tilecast.grid import Grid
 from tilecast.io._common import MapLoadError, excerpt
 from tilecast.io._shapes import Shape, outline, rasterise
@@ -177,6 +177,17 @@ class _Tiles:
             return rasterise(info.shapes, shape[1], shape[0])
         return self._alpha_mask(k, ts, local)
 
+    def bits(self, k: int, local: int, layer: int, tile_keys: Mapping[str, int],
+             *, whole: bool) -> int:  # fmt: skip
+        """Return one tile's collision bits: its keys' bits, else ``layer`` where it is solid."""
+        info = self.tilesets[k].tiles.get(local)
+        keyed = _tile_bits(info, tile_keys) if info is not None and tile_keys else 0
+        if keyed and whole:
+            return keyed
+        if not self.mask(k, local).any():
+            return 0
+        return keyed or layer
+
     def _alpha_mask(self, k: int, ts: Tileset, local: int) -> NDArray[np.bool_]:
         from tilecast.io.image import read_rgba
 
@@ -288,6 +299,48 @@ def _find(tmap: TiledMap, name: str) -> tuple[str, TileLayer | Any]:
     return ("tile" if isinstance(found[0], TileLayer) else "object"), found[0]
 
 
+def _as_layer_bits(layer_bits: Any) -> dict[str, int]:
+    """Check ``layer_bits``: names to collision bits in ``[1, 2**32)``."""
+    if layer_bits is None:
+        return {}
+    if not isinstance(layer_bits, Mapping) or not all(isinstance(k, str) for k in layer_bits):
+        raise TypeError("layer_bits must map layer, tile class or property names to bits")
+    checked = {}
+    for key, bits in layer_bits.items():
+        value = as_mask(bits, f"layer_bits[{key!r}]")
+        if value == 0:
+            raise ValueError(f"layer_bits[{key!r}] must be at least 1 (a collision layer bit)")
+        checked[key] = value
+    return checked
+
+
+def _has_layer(tmap: TiledMap, name: str) -> bool:
+    layers: list[Any] = [*tmap.tile_layers, *tmap.object_layers]
+    return any(lay.name == name or lay.name.rsplit("/", 1)[-1] == name for lay in layers)
+
+
+def _tile_bits(info: Any, tile_keys: Mapping[str, int]) -> int:
+    """Return the bits of the ``layer_bits`` keys a tile's class or true properties name."""
+    bits = 0
+    for key, value in tile_keys.items():
+        if info.kind == key or _truthy(info.properties.get(key)):
+            bits |= value
+    return bits
+
+
+def _check_tile_keys(tmap: TiledMap, tile_keys: Mapping[str, int]) -> None:
+    """Raise naming a ``layer_bits`` key that names no layer and no tile."""
+    infos = [info for ts in tmap.tilesets for info in ts.tiles.values()]
+    for key in tile_keys:
+        if not any(_tile_bits(info, {key: 1}) for info in infos):
+            layers: list[Any] = [*tmap.tile_layers, *tmap.object_layers]
+            listed = ", ".join(excerpt(lay.name) for lay in layers[:30])
+            raise MapLoadError(
+                f"{tmap.path}: layer_bits key {key!r} names no layer (layers: {listed}) and "
+                "no tile class or true tile property"
+            )
+
+
 def _default_layers(
     tmap: TiledMap, names: Sequence[str], solidity: str | Collection[int]
 ) -> tuple[list[Any], str]:
@@ -336,6 +389,7 @@ def load_tiled(
     outside: str = "empty",
     root: Any = None,
     limits: Limits | None = None,
+    layer_bits: Mapping[str, int] | None = None,
 ) -> Grid | TileMap:
     """Load a Tiled map (``.tmx`` XML or ``.tmj``/``.json``) as a Grid or a TileMap.
 
@@ -384,6 +438,17 @@ def load_tiled(
     limits : Limits, optional
         Size limits (cells, pixels, bytes, nesting, tile ids); see
         :class:`~tilecast.io.Limits`.
+    layer_bits : mapping of str to int, optional
+        Collision layers (DESIGN 20): ``{"Walls": 1, "Glass": 2}``. A key
+        that names a layer (as ``layer`` does) adds that layer to those
+        read, and its solid cells get the bits; any other key names a tile
+        class (Tiled's ``class``, or ``type`` before 1.9) or a custom tile
+        property that is true: wherever such a tile lies in the layers read,
+        its cell gets the key's bits instead (whole tile with
+        ``result="grid"``; on a ``TileMap`` its solid pixels). A solid tile
+        that no key names is on the bits of its layer's key, else layer 1.
+        Bits are integers in ``[1, 2**32)``. A key that names neither a layer
+        nor any tile is an error.
 
     Returns
     -------
@@ -415,6 +480,12 @@ def load_tiled(
     >>> tmap = load_tiled(path, result="tilemap")
     >>> tmap.tile_ids.tolist(), tmap.flips.tolist()
     ([[0, 1, -1], [1, 0, 0]], [[0, 0, 0], [1, 0, 0]])
+
+    Collision layers: every tile of "walls" on layer 4, those marked
+    ``solid`` on layer 1 (and 4 where no key names the tile):
+
+    >>> load_tiled(path, solid="any", layer_bits={"walls": 4, "solid": 1}).layers.tolist()
+    [[4, 1, 0], [1, 4, 4]]
     """
     as_choice("result", result, RESULTS)
     as_choice("outside", outside, ("empty", "solid"))
@@ -432,15 +503,23 @@ def load_tiled(
         or (isinstance(layer, list | tuple) and layer and all(isinstance(n, str) for n in layer))
     ):
         raise TypeError("layer must be a layer name or a list of names")
+    bits_of = _as_layer_bits(layer_bits)
     path = as_path("path", path)
     limits = as_limits(limits)
     tmap = read_map(path, root, limits)
     solidity: str | Collection[int] = _auto_solidity(tmap, names) if solid == "auto" else solid
-    if layer is None:
+    layer_keys = {key: _find(tmap, key)[1] for key in bits_of if _has_layer(tmap, key)}
+    if layer is None and layer_keys:
+        chosen, why = list(layer_keys.values()), "named in layer_bits"
+    elif layer is None:
         chosen, why = _default_layers(tmap, names, solidity)
     else:
         wanted = [layer] if isinstance(layer, str) else list(layer)
         chosen, why = [_find(tmap, name)[1] for name in wanted], "chosen by the caller"
+        chosen += [lay for lay in layer_keys.values() if all(lay is not c for c in chosen)]
+    tile_keys = {key: bits for key, bits in bits_of.items() if key not in layer_keys}
+    if bits_of:
+        _check_tile_keys(tmap, tile_keys)
     if result == "tilemap":
         if len(chosen) != 1:
             raise ValueError("result='tilemap' reads one layer; pass a single layer name")
@@ -449,7 +528,9 @@ def load_tiled(
                 f"{path}: layer {excerpt(chosen[0].name)} is an object layer; "
                 "result='tilemap' reads one tile layer"
             )
-        result_map = _tilemap(tmap, chosen[0], solidity, names, alpha_threshold, outside, limits)
+        lay_bits = next((b for k, b in bits_of.items() if layer_keys.get(k) is chosen[0]), 1)
+        result_map = _tilemap(tmap, chosen[0], solidity, names, alpha_threshold, outside, limits,
+                              (lay_bits, tile_keys))  # fmt: skip
         result_map.source = {
             "file": str(path),
             "layers": [chosen[0].name],
@@ -458,11 +539,12 @@ def load_tiled(
         }
         return result_map
     tiles = _Tiles(tmap, solidity, names, alpha_threshold, limits)
-    solid_cells = np.zeros((tmap.rows, tmap.cols), dtype=np.bool_)
+    cell_bits = np.zeros((tmap.rows, tmap.cols), dtype=np.uint32)
     for lay in chosen:
         where = f"{path} (layer {excerpt(lay.name)})"
+        lay_bits = next((b for k, b in bits_of.items() if layer_keys.get(k) is lay), 1)
         if not isinstance(lay, TileLayer):
-            solid_cells |= _objects_to_cells(tmap, lay.shapes, limits)
+            cell_bits[_objects_to_cells(tmap, lay.shapes, limits)] |= np.uint32(lay_bits)
             continue
         ids, _ = decode_gids(lay.gids)
         present = ids > 0
@@ -470,11 +552,13 @@ def load_tiled(
             continue
         used, inverse = np.unique(ids[present], return_inverse=True)
         which, local = tiles.locate(where, used)
-        tile_solid = np.array(
-            [tiles.mask(int(k), int(t)).any() for k, t in zip(which, local, strict=True)],
-            dtype=np.bool_,
-        )
-        solid_cells[present] |= tile_solid[inverse.reshape(-1)]
+        tile_bits = np.array(
+            [tiles.bits(int(k), int(t), lay_bits, tile_keys, whole=True)
+             for k, t in zip(which, local, strict=True)],
+            dtype=np.uint32,
+        )  # fmt: skip
+        cell_bits[present] |= tile_bits[inverse.reshape(-1)]
+    solid_cells = cell_bits != 0
     rule = solidity if isinstance(solidity, str) else "listed GIDs"
     logger.info(
         "%s: walls from layer(s) %s (%s), solid tiles: %s, %d solid cells",
@@ -494,7 +578,7 @@ def load_tiled(
         )
     origin = (tmap.origin_cell[0] * tmap.tilewidth, tmap.origin_cell[1] * tmap.tileheight)
     grid = Grid(
-        solid_cells,
+        cell_bits,
         tile_size=(tmap.tilewidth, tmap.tileheight),
         origin=(float(origin[0]), float(origin[1])),
         outside=outside,
@@ -516,8 +600,12 @@ def _tilemap(
     alpha: float,
     outside: str,
     limits: Limits,
+    bits: tuple[int, Mapping[str, int]] = (1, {}),
 ) -> TileMap:
-    """One tile layer as a TileMap: tile id ``gid - 1``, masks for every GID up to the last."""
+    """One tile layer as a TileMap: tile id ``gid - 1``, masks for every GID up to the last.
+
+    ``bits``: the layer's collision bits and the tile keys of ``layer_bits``.
+    """
     from tilecast.tiles import TileMap, TileSet
 
     path, tw, th = tmap.path, tmap.tilewidth, tmap.tileheight
@@ -535,6 +623,7 @@ def _tilemap(
     limits.check(where, "max_tile_id", last, "as the largest GID")
     limits.check(where, "max_pixels", last * tw * th, "pixels in the tile masks")
     masks = np.zeros((last, th, tw), dtype=np.bool_)
+    layers = np.full(last, bits[0], dtype=np.uint32)
     used_sets: set[int] = set()
     if present.any():
         which, _ = tiles.locate(where, np.unique(ids[present]))
@@ -554,6 +643,9 @@ def _tilemap(
             )
         if (ts.tilewidth, ts.tileheight) != (tw, th) and not ts.collection:
             continue  # not used by this layer: its masks stay empty
+        for local, info in ts.tiles.items():
+            if base + local < end:
+                layers[base + local] = _tile_bits(info, bits[1]) or bits[0]
         if not isinstance(solidity, str):
             chosen = np.isin(np.arange(base + 1, end + 1), np.fromiter(solidity, np.int64))
             masks[base:end][chosen] = True
@@ -580,7 +672,7 @@ def _tilemap(
     try:
         return TileMap(
             np.where(present, ids - 1, -1),
-            TileSet(masks),
+            TileSet(masks, layers=layers),
             flips=np.where(present, flips, 0),
             origin=(float(tmap.origin_cell[0] * tw), float(tmap.origin_cell[1] * th)),
             outside=outside,
