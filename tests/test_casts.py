@@ -192,11 +192,18 @@ def test_tile_map_pixels():
     assert hit.cell == (0, 1) and hit.pixel == (1, 1)
 
 
-def test_mask_without_layer_one_ignores_cells_not_the_outside():
-    grid = Grid([[0, 1, 0]], outside="solid")
+def test_mask_selects_the_layers_that_block_never_the_outside():
+    grid = Grid([[0, 2, 1, 0]], outside="solid")  # glass (layer 2), then a wall (layer 1)
     assert circle_cast(grid, (0.5, 0.5), 0.25, (1.0, 0.0)).cell == (1, 0)
-    assert circle_cast(grid, (0.5, 0.5), 0.25, (1.0, 0.0), mask=2).cell == (3, 0)
-    assert circle_cast(grid, (0.5, 0.5), 0.25, (1.0, 0.0), mask=0b11).cell == (1, 0)
+    assert circle_cast(grid, (0.5, 0.5), 0.25, (1.0, 0.0), mask=1).cell == (2, 0)
+    assert box_cast(grid, (0.5, 0.5), (0.25, 0.25), (1.0, 0.0), mask=0b11).cell == (1, 0)
+    assert circle_cast(grid, (0.5, 0.5), 0.25, (1.0, 0.0), mask=4).cell == (4, 0)
+    slide = move_and_slide(grid, (0.5, 0.5), (10.0, 0.0), radius=0.25, mask=1)
+    assert slide.position == (1.75, 0.5)
+    # the same as the cast on the map the mask sees
+    for mask in (1, 2, 3):
+        expected = check_cast(grid.masked(mask), (0.5, 0.5), (1.0, 0.2), radius=0.4)
+        assert circle_cast(grid, (0.5, 0.5), 0.4, (1.0, 0.2), mask=mask) == expected
 
 
 @pytest.mark.parametrize(

@@ -45,7 +45,7 @@ from tilecast._engine import shape_cast
 from tilecast._validate import as_direction, as_max_distance, as_point, as_positive_float
 from tilecast._walkmap import walk_map
 from tilecast._walkspec import ALL_LAYERS
-from tilecast.grid import Grid
+from tilecast.grid import Grid, check_map
 from tilecast.results import Hit, Slide
 from tilecast.spatial_hash import SpatialHash
 from tilecast.tiles import TileMap
@@ -53,17 +53,6 @@ from tilecast.tiles import TileMap
 __all__ = ["ALL_LAYERS", "box_cast", "circle_cast", "move_and_slide"]
 
 _ROUND_UP = 1.0 + 2.0**-50  # t_max rounded up: a face exactly at max_distance is met
-
-
-def _as_mask(mask: Any) -> int:
-    """Check ``mask`` (DESIGN 20): an int in ``[0, 2**32)``."""
-    if mask is ALL_LAYERS:
-        return int(ALL_LAYERS)
-    if isinstance(mask, bool | np.bool_) or not isinstance(mask, int | np.integer):
-        raise TypeError(f"mask must be an int, got {type(mask).__name__}")
-    if not 0 <= int(mask) <= ALL_LAYERS:
-        raise ValueError(f"mask must lie in [0, 2**32), got {mask}")
-    return int(mask)
 
 
 def _as_bodies(bodies: Any) -> SpatialHash | None:
@@ -85,11 +74,6 @@ def _as_half_extents(value: Any) -> tuple[float, float]:
     return as_positive_float("half_extents", hx), as_positive_float("half_extents", hy)
 
 
-def _blocks(mask: int) -> bool:
-    """Return whether the map's cells block under ``mask`` (layer bit 1 until maps carry layers)."""
-    return bool(mask & 1)
-
-
 def _t_max(max_distance: float, direction: tuple[float, float]) -> float:
     if math.isinf(max_distance):
         return math.inf
@@ -100,14 +84,13 @@ def _cast(
     world: Any, center: Any, shape: tuple[float, float, float], direction: Any,
     max_distance: Any, bodies: Any, mask: Any,
 ) -> Hit | None:  # fmt: skip
-    view, is_tilemap = walk_map(world)
+    view, is_tilemap = walk_map(world if mask is ALL_LAYERS else check_map(world, mask))
     start = as_point("center", center)
     heading = as_direction("direction", direction)
     limit = as_max_distance(max_distance)
-    blocks = _blocks(_as_mask(mask))
     _as_bodies(bodies)
     hit, _, distance, point, normal, cell, inside, pixel, _, _ = shape_cast(
-        view, is_tilemap, start, heading, shape, _t_max(limit, heading), blocks
+        view, is_tilemap, start, heading, shape, _t_max(limit, heading), True
     )
     if not hit:
         return None
@@ -145,9 +128,9 @@ def circle_cast(
         Moving bodies that block too (not implemented yet: an empty hash or
         None only).
     mask : int, default ALL_LAYERS
-        The collision layers that block (DESIGN 20). Until maps carry layers,
-        a map's solid cells are layer 1: they block when ``mask & 1``; the
-        outside of a map whose ``outside`` is ``"solid"`` blocks always.
+        The collision layers that block: a cell (or pixel) blocks when
+        ``layers & mask != 0`` (:meth:`~tilecast.World.masked`); the outside
+        of a map whose ``outside`` is ``"solid"`` blocks for every mask.
 
     Returns
     -------
@@ -281,7 +264,7 @@ def move_and_slide(
     >>> slide.position, slide.remainder, len(slide.contacts)
     ((3.5, 0.75), (0.0, 0.0), 1)
     """
-    view, is_tilemap = walk_map(world)
+    view, is_tilemap = walk_map(world if mask is ALL_LAYERS else check_map(world, mask))
     x, y = as_point("position", position)
     mx, my = as_point("motion", motion)
     if (radius is None) == (half_extents is None):
@@ -290,7 +273,6 @@ def move_and_slide(
         shape = (as_positive_float("radius", radius), 0.0, 0.0)
     else:
         shape = (0.0, *_as_half_extents(half_extents))
-    blocks = _blocks(_as_mask(mask))
     _as_bodies(bodies)
     if isinstance(max_slides, bool) or not isinstance(max_slides, int | np.integer):
         raise TypeError(f"max_slides must be an int, got {type(max_slides).__name__}")
@@ -301,7 +283,7 @@ def move_and_slide(
         if mx == 0.0 and my == 0.0:
             break
         hit, t, distance, point, normal, cell, inside, pixel, end, _ = shape_cast(
-            view, is_tilemap, (x, y), (mx, my), shape, 1.0, blocks
+            view, is_tilemap, (x, y), (mx, my), shape, 1.0, True
         )
         if not hit:
             x, y = end

@@ -48,9 +48,9 @@ class CastQuery(NamedTuple):
     """One shape cast: the centre ``(x, y)`` moves along ``(dx, dy)`` for ``t`` in ``[0, t_max]``.
 
     ``radius > 0``: a circle; ``radius == 0``: a box of half extents
-    ``(hx, hy)``. ``blocks``: whether the map's cells block (the query's
-    mask meets their layers); the outside of a map whose outside is solid
-    blocks always.
+    ``(hx, hy)``. ``blocks``: whether the map's cells block at all (the
+    engine passes True: a query's mask arrives as the masked map); the
+    outside of a map whose outside is solid blocks always.
     """
 
     x: float
