@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from reference import casts as ref
 from strategies import directions, grids, points
-from tilecast import Grid, TileMap, TileSet, box_cast, circle_cast, move_and_slide
+from tilecast import Grid, SpatialHash, TileMap, TileSet, box_cast, circle_cast, move_and_slide
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SIZES = st.sampled_from([0.25, 0.5, 1.0, 0.3, 1.5]) | st.floats(0.01, 2.0)
@@ -404,3 +404,143 @@ def test_move_starting_inside_does_not_move():
     slide = move_and_slide(grid, (1.0, 0.5), (3.0, 0.0), radius=0.5)
     assert slide.position == (1.0, 0.5) and slide.remainder == (3.0, 0.0)
     assert len(slide.contacts) == 1 and slide.contacts[0].inside
+
+
+# ----------------------------------------------------------------- bodies
+def _empty_like(grid):
+    return Grid(np.zeros(grid.shape, bool), tile_size=grid.tile_size, origin=grid.origin)
+
+
+@SETTINGS
+@given(cast_cases(outside="empty"))
+def test_box_bodies_stand_for_cells_exactly(case):
+    """Each solid cell as a box body (its cell_bounds) on an empty map: the same cast."""
+    grid, center, direction, shape = case
+    assume(grid.solid.sum() <= 12)
+    bodies = SpatialHash(max(grid.tile_size))
+    for n, (j, i) in enumerate(zip(*grid.solid.nonzero(), strict=True)):
+        x0, y0, x1, y1 = grid.cell_bounds((int(i), int(j)))
+        bodies.insert(n, box=(x0, y0, x1, y1))
+    empty = _empty_like(grid)
+    if "radius" in shape:
+        on_map = circle_cast(grid, center, shape["radius"], direction)
+        on_bodies = circle_cast(empty, center, shape["radius"], direction, bodies=bodies)
+    else:
+        on_map = box_cast(grid, center, shape["half"], direction)
+        on_bodies = box_cast(empty, center, shape["half"], direction, bodies=bodies)
+    assert (on_map is None) == (on_bodies is None)
+    if on_map is not None:
+        assert on_bodies.inside == on_map.inside
+        assert on_bodies.distance == on_map.distance
+        assert on_bodies.cell == (-1, -1)
+
+
+@SETTINGS
+@given(
+    st.tuples(st.integers(-4, 4), st.integers(-4, 4)).map(lambda p: (p[0] / 2, p[1] / 2)),
+    st.sampled_from([0.25, 0.5, 1.0, 0.3]),
+    st.sampled_from([0.25, 0.5, 0.7]),
+    st.sampled_from(["circle", "box"]),
+    st.floats(0.0, 6.283185307179586),
+)
+def test_circle_body_against_the_exact_oracle(center, size, rb, shape, angle):
+    body = (0.5, 0.25)
+    bodies = SpatialHash(1.0)
+    bodies.insert(9, circle=(body, rb))
+    empty = Grid(np.zeros((1, 1), bool))
+    direction = (math.cos(angle), math.sin(angle))
+    c = tuple(map(Fraction, center))
+    d = tuple(map(Fraction, direction))
+    k = tuple(map(Fraction, body))
+    if shape == "circle":
+        hit = circle_cast(empty, center, size, direction, bodies=bodies)
+        reach = Fraction(size) + Fraction(rb)
+        inside = (c[0] - k[0]) ** 2 + (c[1] - k[1]) ** 2 < reach**2
+        entry = None if inside else ref._disc_entry(k, c, d, reach)
+    else:
+        hit = box_cast(empty, center, (size, size), direction, bodies=bodies)
+        box = (k[0] - Fraction(size), k[0] + Fraction(size), k[1] - Fraction(size),
+               k[1] + Fraction(size))  # fmt: skip
+        contact = ref.circle_contact((0, 0), box, c, d, Fraction(rb), None)
+        inside = contact is not None and contact.inside
+        entry = None if contact is None or inside else contact.time
+    if inside:
+        assert hit is not None and hit.inside
+        return
+    if entry is None:
+        assert hit is None
+        return
+    true = ref.distance(entry, direction)
+    assert hit is not None and not hit.inside
+    got = Decimal(hit.distance)
+    assert got <= true and true - got <= Decimal("1e-14") * (true + 4)
+
+
+def test_segment_bodies():
+    empty = Grid(np.zeros((1, 1), bool))
+    bodies = SpatialHash(1.0)
+    bodies.insert(3, segment=((8.0, -5.0), (8.0, 5.0)))  # a vertical wall at x = 8
+    hit = box_cast(empty, (6.5, 2.0), (0.5, 0.5), (1.0, 0.1), bodies=bodies)
+    assert hit.normal == (-1.0, 0.0) and hit.point[0] == 8.0
+    assert 1.0 - 1e-12 < hit.distance / math.hypot(1.0, 0.1) <= 1.0
+    hit = circle_cast(empty, (6.5, 2.0), 0.5, (1.0, 0.0), bodies=bodies)
+    assert hit.normal == (-1.0, 0.0) and hit.point == (8.0, 2.0)
+    assert 1.0 - 1e-12 < hit.distance <= 1.0
+    # past its end: the end disc
+    hit = circle_cast(empty, (6.0, 5.25), 0.5, (1.0, 0.0), bodies=bodies)
+    assert hit.point == (8.0, 5.0)
+    assert circle_cast(empty, (6.0, 5.5), 0.5, (1.0, 0.0), bodies=bodies) is None  # grazes
+    # a diagonal segment: the box meets it with a corner
+    bodies.insert(4, segment=((10.0, 0.0), (12.0, 2.0)))
+    hit = box_cast(empty, (9.0, 2.0), (0.5, 0.5), (1.0, 0.0), bodies=bodies)
+    s = math.sqrt(0.5)
+    assert 2.0 - 1e-12 < hit.distance <= 2.0  # its lower right corner reaches (11.5, 1.5)
+    assert hit.point == (pytest.approx(11.5), pytest.approx(1.5)) and hit.normal == (
+        pytest.approx(-s),
+        pytest.approx(s),
+    )
+
+
+@SETTINGS
+@given(cast_cases(outside="solid"), st.sampled_from([1.0, 5.0, 1e6]))
+def test_move_and_slide_among_bodies_never_ends_overlapping(case, scale):
+    grid, center, direction, shape = case
+    assume(not ref.overlaps(grid, center, **shape))
+    (w, h), (ox, oy) = grid.tile_size, grid.origin
+    rows, cols = grid.shape
+    bodies = SpatialHash(max(w, h))
+    rng = np.random.default_rng(int(abs(center[0] * 1000 + center[1] * 7)) % 2**31)
+    for n in range(4):
+        x = ox + rng.uniform(0, cols) * w
+        y = oy + rng.uniform(0, rows) * h
+        if n % 2:
+            bodies.insert(n, box=(x, y, x + w * rng.uniform(0.1, 1), y + h * rng.uniform(0.1, 1)))
+        else:
+            bodies.insert(n, circle=((x, y), min(w, h) * rng.uniform(0.1, 0.6)))
+    assume(not _overlaps_bodies(bodies, center, **shape))
+    motion = (direction[0] * scale, direction[1] * scale)
+    slide = move_and_slide(grid, center, motion, bodies=bodies, **_shape_kw(shape))
+    assert not ref.overlaps(grid, slide.position, **shape)
+    assert not _overlaps_bodies(bodies, slide.position, **shape)
+
+
+def _overlaps_bodies(bodies, p, radius=None, half=None):
+    """Exactly: does the shape at ``p`` overlap a box or circle body?"""
+    p = (Fraction(p[0]), Fraction(p[1]))
+    for body in bodies.query_rect((-1e300, -1e300, 1e300, 1e300)).tolist():
+        kind, g = bodies.shape(body)
+        if kind == "box":
+            box = tuple(map(Fraction, (g[0], g[2], g[1], g[3])))
+            if _overlaps_box(box, p, radius, half):
+                return True
+        elif kind == "circle":
+            k, rb = tuple(map(Fraction, g[0])), Fraction(g[1])
+            if radius is not None:
+                if (p[0] - k[0]) ** 2 + (p[1] - k[1]) ** 2 < (Fraction(radius) + rb) ** 2:
+                    return True
+            else:
+                hx, hy = map(Fraction, half)
+                box = (p[0] - hx, p[0] + hx, p[1] - hy, p[1] + hy)
+                if _overlaps_box(box, k, rb):
+                    return True
+    return False

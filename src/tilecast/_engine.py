@@ -325,7 +325,7 @@ def _load_cast_entry() -> Any:
 
 def shape_cast(
     view: WalkMap, is_tilemap: bool, center: tuple[float, float], direction: tuple[float, float],
-    shape: tuple[float, float, float], t_max: float, blocks: bool,
+    shape: tuple[float, float, float], t_max: float, blocks: bool, bodies: Any = None,
 ) -> tuple[Any, ...]:  # fmt: skip
     """Sweep a circle or box over the map's blocking cells: one call of the compiled cast.
 
@@ -334,10 +334,13 @@ def shape_cast(
     checked. The kernel works with the major axis (the one along which the
     direction crosses more cells) as its x axis; this swaps in and out.
     Returns ``(hit, t, distance, point, normal, cell, inside, pixel, end,
-    t_end)`` in world axes: ``hit`` False on a miss, ``cell`` the tile,
+    t_end, body)`` in world axes: ``hit`` False on a miss, ``cell`` the tile,
     ``pixel`` the pixel in it on a tile map (else None), ``end`` the float64
     centre at ``t_end`` (the contact, or ``t_max`` on a miss), overlapping
-    nothing exactly (NaN when ``t_max`` is infinite and nothing is met).
+    nothing exactly (NaN when ``t_max`` is infinite and nothing is met);
+    ``body`` the id of the body met (None for a cell). ``bodies``: a
+    ``SpatialHash`` or None: its objects near the swept shape are candidates
+    (``query_rect`` over the swept box, ``shape`` for each).
 
     Examples
     --------
@@ -365,21 +368,76 @@ def shape_cast(
     th, tw = pixels[2], pixels[3]
     info = view.info.shape
     cols, rows = (info[2] - 2) * tw, (info[1] - 2) * th
+    swap = dx == 0.0 or abs(dy) / ch > abs(dx) / cw
+    ids, found = _NO_IDS, _NO_BODIES
+    if bodies is not None and len(bodies):
+        ids, found = _candidate_bodies(bodies, (x, y), (dx, dy), shape, t_max, swap)
     # the fields of a CastQuery and a Frame, in order
-    if dx == 0.0 or abs(dy) / ch > abs(dx) / cw:
+    if swap:
         hit = run(view, (y, x, dy, dx, radius, hy, hx, t_max, blocks),
-                  (view.origin_y, ch, rows, view.origin_x, cw, cols, True))  # fmt: skip
-        status, t, distance, py, px, ny, nx, row, col, inside, _, ey, ex, t_end = hit
+                  (view.origin_y, ch, rows, view.origin_x, cw, cols, True), found)  # fmt: skip
+        status, t, distance, py, px, ny, nx, row, col, inside, _, ey, ex, t_end, k = hit
     else:
         hit = run(view, (x, y, dx, dy, radius, hx, hy, t_max, blocks),
-                  (view.origin_x, cw, cols, view.origin_y, ch, rows, False))  # fmt: skip
-        status, t, distance, px, py, nx, ny, col, row, inside, _, ex, ey, t_end = hit
+                  (view.origin_x, cw, cols, view.origin_y, ch, rows, False), found)  # fmt: skip
+        status, t, distance, px, py, nx, ny, col, row, inside, _, ex, ey, t_end, k = hit
     cell = (col // tw, row // th)
     pixel = (col - cell[0] * tw, row - cell[1] * th) if is_tilemap else None
     if shift:
         t, t_end = _unscale(t, shift), _unscale(t_end, shift)
+    body = None if k < 0 else int(ids[k])
+    if body is not None:
+        cell, pixel = (-1, -1), None
     return (status == 1, t, distance, (px, py), (nx, ny), cell, inside, pixel, (ex, ey),
-            t_end)  # fmt: skip
+            t_end, body)  # fmt: skip
+
+
+_NO_IDS = np.zeros(0, dtype=np.int64)
+_NO_BODIES = (np.zeros(0, dtype=np.int64), np.zeros((0, 4)))
+_BODY_KINDS = {"box": 0, "segment": 1, "circle": 2}
+_FAR = 1e300  # the swept box of an unbounded cast reaches this far
+
+
+def _candidate_bodies(
+    bodies: Any, center: tuple[float, float], direction: tuple[float, float],
+    shape: tuple[float, float, float], t_max: float, swap: bool,
+) -> tuple[Any, tuple[Any, Any]]:  # fmt: skip
+    """Return the ids and local-frame records of the bodies near the swept shape (its box).
+
+    Through the public ``SpatialHash`` API: ``query_rect`` over the box the
+    shape sweeps (to ``t_max``, or far when unbounded), ``shape(id)`` for
+    each candidate's geometry.
+    """
+    x, y = center
+    dx, dy = direction
+    radius, hx, hy = shape
+    ex, ey = (radius, radius) if radius > 0.0 else (hx, hy)
+    if math.isinf(t_max):
+        x1 = x + math.copysign(_FAR, dx) if dx else x
+        y1 = y + math.copysign(_FAR, dy) if dy else y
+    else:
+        x1, y1 = x + t_max * dx, y + t_max * dy
+    pad = 1e-9 * (abs(x) + abs(y) + abs(x1) + abs(y1) + ex + ey) + 1e-300
+    rect = (max(min(x, x1) - ex - pad, -_FAR), max(min(y, y1) - ey - pad, -_FAR),
+            min(max(x, x1) + ex + pad, _FAR), min(max(y, y1) + ey + pad, _FAR))  # fmt: skip
+    ids = bodies.query_rect(rect)
+    kinds = np.empty(len(ids), dtype=np.int64)
+    geoms = np.zeros((len(ids), 4))
+    for n, body in enumerate(ids.tolist()):
+        kind, g = bodies.shape(body)
+        kinds[n] = _BODY_KINDS[kind]
+        if kind == "box":
+            geoms[n] = g
+        elif kind == "segment":
+            geoms[n] = (*g[0], *g[1])
+        else:
+            geoms[n, :3] = (*g[0], g[1])
+    if swap:
+        geoms[:, [0, 1, 2, 3]] = geoms[:, [1, 0, 3, 2]]
+        circles = kinds == 2
+        geoms[circles, 2] = geoms[circles, 3]  # (cy, cx, 0, r) -> (cy, cx, r, .)
+        geoms[circles, 3] = 0.0
+    return ids, (kinds, geoms)
 
 
 def _unscale(t: float, shift: int) -> float:

@@ -60,9 +60,6 @@ def _as_bodies(bodies: Any) -> SpatialHash | None:
         return None
     if bodies is not None and not isinstance(bodies, SpatialHash):
         raise TypeError(f"bodies must be a SpatialHash or None, got {type(bodies).__name__}")
-    if bodies is not None and len(bodies):
-        # TODO(bodies): casts against SpatialHash bodies are not implemented yet.
-        raise NotImplementedError("bodies: shape casts against bodies are not implemented yet")
     return bodies
 
 
@@ -88,13 +85,19 @@ def _cast(
     start = as_point("center", center)
     heading = as_direction("direction", direction)
     limit = as_max_distance(max_distance)
-    _as_bodies(bodies)
-    hit, _, distance, point, normal, cell, inside, pixel, _, _ = shape_cast(
-        view, is_tilemap, start, heading, shape, _t_max(limit, heading), True
+    hit, _, distance, point, normal, cell, inside, pixel, _, _, body = shape_cast(
+        view, is_tilemap, start, heading, shape, _t_max(limit, heading), True, _as_bodies(bodies)
     )
     if not hit:
         return None
-    # TODO(bodies): set Hit.body (None for a cell) once Hit has the field.
+    return _hit(point, normal, distance, cell, inside, pixel, body)
+
+
+def _hit(point: Any, normal: Any, distance: float, cell: Any, inside: bool, pixel: Any,
+         body: int | None) -> Hit:  # fmt: skip
+    # TODO(bodies): when Hit gains ``body`` (DESIGN 21, branch bodies), set it
+    # here (None for a cell) and drop the (-1, -1) cell a body hit has now.
+    del body
     return tuple.__new__(Hit, (point, normal, distance, cell, inside, pixel))
 
 
@@ -125,8 +128,12 @@ def circle_cast(
     max_distance : float, default inf
         Longest distance the centre travels; a contact exactly there counts.
     bodies : SpatialHash, optional
-        Moving bodies that block too (not implemented yet: an empty hash or
-        None only).
+        Bodies that block too (its boxes, segments and circles near the swept
+        shape). A body met is reported with ``cell == (-1, -1)`` until
+        ``Hit`` has its ``body`` field; a body and a cell met at the same
+        distance: the cell. Against bodies the decisions are float64 ones
+        (boxes exact, circles rounded outwards, segments with a margin), the
+        answer rounded down until the shape overlaps no body.
     mask : int, default ALL_LAYERS
         The collision layers that block: a cell (or pixel) blocks when
         ``layers & mask != 0`` (:meth:`~tilecast.World.masked`); the outside
@@ -273,7 +280,7 @@ def move_and_slide(
         shape = (as_positive_float("radius", radius), 0.0, 0.0)
     else:
         shape = (0.0, *_as_half_extents(half_extents))
-    _as_bodies(bodies)
+    found = _as_bodies(bodies)
     if isinstance(max_slides, bool) or not isinstance(max_slides, int | np.integer):
         raise TypeError(f"max_slides must be an int, got {type(max_slides).__name__}")
     if max_slides < 1:
@@ -282,14 +289,14 @@ def move_and_slide(
     for _ in range(int(max_slides)):
         if mx == 0.0 and my == 0.0:
             break
-        hit, t, distance, point, normal, cell, inside, pixel, end, _ = shape_cast(
-            view, is_tilemap, (x, y), (mx, my), shape, 1.0, True
+        hit, t, distance, point, normal, cell, inside, pixel, end, _, body = shape_cast(
+            view, is_tilemap, (x, y), (mx, my), shape, 1.0, True, found
         )
         if not hit:
             x, y = end
             mx = my = 0.0
             break
-        contacts.append(Hit(point, normal, distance, cell, inside, pixel))
+        contacts.append(_hit(point, normal, distance, cell, inside, pixel, body))
         if inside:
             break
         x, y = end

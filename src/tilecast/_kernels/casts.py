@@ -102,7 +102,22 @@ class CastHit(NamedTuple):
     end_x: float
     end_y: float
     t_end: float
+    body: int
 
+
+class Bodies(NamedTuple):
+    """Candidate bodies of a cast, in the local frame: ``kinds`` (N,) int64 (:data:`BOX`,
+    :data:`SEGMENT`, :data:`CIRCLE`) and ``geoms`` (N, 4): a box ``(x0, y0, x1, y1)``, a segment
+    ``(ax, ay, bx, by)``, a circle ``(cx, cy, r, 0)``.
+    """
+
+    kinds: object
+    geoms: object
+
+
+BOX = 0
+SEGMENT = 1
+CIRCLE = 2
 
 # the kinds of contact
 FACE_X = 0  # a face across the local x axis
@@ -642,6 +657,289 @@ def _sweep(view, q, f, buf, cells):
         col += step
 
 
+# ------------------------------------------------------------- bodies
+# A body is a box, a segment or a circle (Bodies). A box body is an obstacle
+# box like a cell's, decided exactly. A circle body is met where the centre
+# reaches distance r + rb (a circle) or where the box reaches it (the circle
+# against the box of the shape's size around the body's centre); those sums
+# are rounded *outwards*, so the contact is at most an ulp early, never late.
+# Segments are decided in float64 with the answer rounded down.
+@internal
+def _up(a, b):
+    """``a + b`` rounded up."""
+    s, e = two_sum(a, b)
+    return np.nextafter(s, np.inf) if e > 0.0 else s
+
+
+@internal
+def _down(a, b):
+    """``a + b`` rounded down."""
+    s, e = two_sum(a, b)
+    return np.nextafter(s, -np.inf) if e < 0.0 else s
+
+
+@internal
+def _point_normal(q, kind, box, t):
+    """Contact point and normal of a face or corner contact with ``box`` at ``t``."""
+    x0, x1, y0, y1 = box[0], box[1], box[2], box[3]
+    cx = q.x + t * q.dx
+    cy = q.y + t * q.dy
+    fx = x0 if q.dx > 0.0 else x1
+    fy = y0 if q.dy > 0.0 else y1
+    s = math.sqrt(0.5)
+    if kind == FACE_X:
+        return fx, min(max(cy, y0), y1), -float(_sign(q.dx)), 0.0
+    if kind == FACE_Y:
+        return min(max(cx, x0), x1), fy, 0.0, -float(_sign(q.dy))
+    if q.radius > 0.0:
+        kx = x0 if cx < x0 else (x1 if cx > x1 else cx)
+        ky = y0 if cy < y0 else (y1 if cy > y1 else cy)
+        nx, ny = cx - kx, cy - ky
+        norm = math.hypot(nx, ny)
+        if norm > 0.0:
+            return kx, ky, nx / norm, ny / norm
+        return kx, ky, -float(_sign(q.dx)) * s, -float(_sign(q.dy)) * s
+    return fx, fy, -float(_sign(q.dx)) * s, -float(_sign(q.dy)) * s
+
+
+@internal
+def _circle_body(q, g, num, box, work, out):
+    """The shape against a circle body ``(cx, cy, rb)``; fills ``out`` (T, KIND, point, normal)."""
+    kx, ky, rb = g[0], g[1], g[2]
+    if q.radius > 0.0:
+        big = _up(q.radius, rb)
+        qq = CastQuery(q.x, q.y, q.dx, q.dy, big, 0.0, 0.0, q.t_max, True)
+        if _dist2_sign(q.x, q.y, kx, ky, big, work) < 0:
+            out[_KIND], out[_T] = INSIDE, 0.0
+            return True
+        t = _corner_time(qq, kx, ky, work)
+        if t < 0.0 or t > q.t_max:
+            return False
+        out[_KIND], out[_T] = CORNER, t
+    else:
+        # the body circle against the box of the shape's size around the body
+        box[0], box[1] = _down(kx, -q.hx), _up(kx, q.hx)
+        box[2], box[3] = _down(ky, -q.hy), _up(ky, q.hy)
+        qq = CastQuery(q.x, q.y, q.dx, q.dy, rb, 0.0, 0.0, q.t_max, True)
+        if not _circle_contact(qq, box, num, work, out):
+            return False
+        if out[_KIND] == INSIDE:
+            return True
+    t = out[_T]
+    nx, ny = q.x + t * q.dx - kx, q.y + t * q.dy - ky
+    if q.radius == 0.0:
+        # from the body's centre towards the box: the nearest point of the box
+        cx, cy = q.x + t * q.dx, q.y + t * q.dy
+        nx = kx - min(max(kx, cx - q.hx), cx + q.hx)
+        ny = ky - min(max(ky, cy - q.hy), cy + q.hy)
+        nx, ny = -nx, -ny
+    norm = math.hypot(nx, ny)
+    if norm > 0.0:
+        nx, ny = nx / norm, ny / norm
+    out[_A0], out[_A1] = nx, ny
+    out[_KX], out[_KY] = kx + nx * rb, ky + ny * rb
+    return True
+
+
+@internal
+def _segment_side(q, ax, ay, sx, sy, t_max):
+    """Entry of a circle into the band ``|cross(s, p - a)| < r |s|`` within the segment's span.
+
+    Returns ``(t, side)``: -1 when none, ``side`` the sign of the cross product.
+    """
+    length = math.hypot(sx, sy)
+    if length == 0.0:
+        return -1.0, 0.0
+    c0 = sx * (q.y - ay) - sy * (q.x - ax)
+    cd = sx * q.dy - sy * q.dx
+    band = q.radius * length
+    if abs(c0) < band or cd == 0.0 or c0 * cd >= 0.0:
+        return -1.0, 0.0  # in the band already (the ends decide), or never closing in
+    t = (abs(c0) - band) / abs(cd)
+    along = (q.x + t * q.dx - ax) * sx + (q.y + t * q.dy - ay) * sy
+    if t > t_max or along < 0.0 or along > length * length:
+        return -1.0, 0.0
+    return t, 1.0 if c0 > 0.0 else -1.0
+
+
+@internal
+def _segment_circle(q, g, work, out):
+    """A circle against a segment body: the two end discs and the band between them."""
+    ax, ay, bx, by = g[0], g[1], g[2], g[3]
+    sx, sy = bx - ax, by - ay
+    ll = sx * sx + sy * sy
+    u = 0.0 if ll == 0.0 else min(max(((q.x - ax) * sx + (q.y - ay) * sy) / ll, 0.0), 1.0)
+    gx, gy = q.x - (ax + u * sx), q.y - (ay + u * sy)
+    if gx * gx + gy * gy < q.radius * q.radius * (1.0 - 1e-12):
+        out[_KIND], out[_T] = INSIDE, 0.0
+        return True
+    best, kind, kx, ky = -1.0, CORNER, 0.0, 0.0
+    for k in range(2):
+        ex, ey = (ax, ay) if k == 0 else (bx, by)
+        t = _corner_time(q, ex, ey, work)
+        if t >= 0.0 and t <= q.t_max and (best < 0.0 or t < best):
+            best, kx, ky = t, ex, ey
+    t, side = _segment_side(q, ax, ay, sx, sy, q.t_max)
+    if t >= 0.0 and (best < 0.0 or t < best):
+        best, kind = t * (1.0 - 4.0 * _U), FACE_X
+        length = math.hypot(sx, sy)
+        out[_A0], out[_A1] = -side * sy / length, side * sx / length
+        cx, cy = q.x + best * q.dx, q.y + best * q.dy
+        v = min(max(((cx - ax) * sx + (cy - ay) * sy) / ll, 0.0), 1.0)
+        kx, ky = ax + v * sx, ay + v * sy
+    if best < 0.0:
+        return False
+    if kind == CORNER:
+        nx, ny = q.x + best * q.dx - kx, q.y + best * q.dy - ky
+        norm = math.hypot(nx, ny)
+        out[_A0], out[_A1] = (nx / norm, ny / norm) if norm > 0.0 else (0.0, 0.0)
+    out[_KIND], out[_T], out[_KX], out[_KY] = kind, best, kx, ky
+    return True
+
+
+@internal
+def _segment_box(q, g, out):
+    """A box against a segment body: separating axes x, y and the segment's normal (float64)."""
+    ax, ay, bx, by = g[0], g[1], g[2], g[3]
+    nx, ny = ay - by, bx - ax  # the segment's normal (not unit)
+    reach = abs(nx) * q.hx + abs(ny) * q.hy
+    t0, t1, axis = -np.inf, np.inf, -1
+    for k in range(3):
+        if k == 0:
+            c, d, lo, hi = q.x, q.dx, min(ax, bx) - q.hx, max(ax, bx) + q.hx
+        elif k == 1:
+            c, d, lo, hi = q.y, q.dy, min(ay, by) - q.hy, max(ay, by) + q.hy
+        else:
+            if nx == 0.0 and ny == 0.0:
+                continue
+            c, d = nx * q.x + ny * q.y, nx * q.dx + ny * q.dy
+            w = nx * ax + ny * ay
+            lo, hi = w - reach, w + reach
+        if d == 0.0:
+            if c <= lo or c >= hi:
+                return False
+            continue
+        a, b = (lo - c) / d, (hi - c) / d
+        if a > b:
+            a, b = b, a
+        if a > t0:
+            t0, axis = a, k
+        t1 = min(t1, b)
+    if t0 >= t1 or t1 <= 0.0:
+        return False
+    if t0 < 0.0:
+        out[_KIND], out[_T] = INSIDE, 0.0
+        return True
+    if t0 > q.t_max:
+        return False
+    t = t0 * (1.0 - 4.0 * _U)
+    cx, cy = q.x + t * q.dx, q.y + t * q.dy
+    if axis == 0:
+        px, mx, my = (min(ax, bx) if q.dx > 0.0 else max(ax, bx)), -float(_sign(q.dx)), 0.0
+        py = min(max(cy, min(ay, by)), max(ay, by)) if ax == bx else (ay if ax == px else by)
+    elif axis == 1:
+        py, mx, my = (min(ay, by) if q.dy > 0.0 else max(ay, by)), 0.0, -float(_sign(q.dy))
+        px = min(max(cx, min(ax, bx)), max(ax, bx)) if ay == by else (ax if ay == py else bx)
+    else:
+        side = 1.0 if nx * (q.x - ax) + ny * (q.y - ay) > 0.0 else -1.0
+        norm = math.hypot(nx, ny)
+        mx, my = side * nx / norm, side * ny / norm
+        px, py = cx - _sign(mx) * q.hx, cy - _sign(my) * q.hy
+    out[_KIND], out[_T], out[_KX], out[_KY], out[_A0], out[_A1] = (
+        FACE_X if axis != 1 else FACE_Y,
+        t,
+        px,
+        py,
+        mx,
+        my,
+    )
+    return True
+
+
+@internal
+def first_body(q, bodies, t_lim, buf):
+    """The first body the shape meets by ``t_lim``: its index (-1: none); in ``buf[210:220]``."""
+    work, cand, num, box, found = buf[:160], buf[160:170], buf[180:196], buf[196:200], buf[210:220]
+    found[_KIND] = _EMPTY
+    first = -1
+    for k in range(bodies.kinds.shape[0]):
+        kind = bodies.kinds[k]
+        g = bodies.geoms[k]
+        cand[_KIND] = _EMPTY
+        if kind == BOX:
+            box[0], box[1], box[2], box[3] = g[0], g[2], g[1], g[3]
+            hit = (
+                _circle_contact(q, box, num, work, cand)
+                if q.radius > 0.0
+                else _box_contact(q, box, num, work, cand)
+            )
+            if hit and cand[_KIND] != INSIDE:
+                t = _round_down(cand, q, work) if cand[_RAT] != 0.0 else cand[_T]
+                px, py, nx, ny = _point_normal(q, int(cand[_KIND]), box, t)
+                cand[_KX], cand[_KY], cand[_A0], cand[_A1], cand[_T] = px, py, nx, ny, t
+        elif kind == CIRCLE:
+            hit = _circle_body(q, g, num, box, work, cand)
+        elif q.radius > 0.0:
+            hit = _segment_circle(q, g, work, cand)
+        else:
+            hit = _segment_box(q, g, cand)
+        if not hit or cand[_T] > t_lim:
+            continue
+        better = first < 0 or (cand[_KIND] == INSIDE and found[_KIND] != INSIDE)
+        better = better or (found[_KIND] != INSIDE and cand[_T] < found[_T])
+        if better:
+            found[:] = cand
+            first = k
+    return first
+
+
+@internal
+def bodies_overlap(q, bodies, pos, work):
+    """Does the shape at ``pos`` (three terms per axis) overlap a body? (Conservative.)"""
+    px = pos[0] + pos[1] + pos[2]
+    py = pos[3] + pos[4] + pos[5]
+    for k in range(bodies.kinds.shape[0]):
+        kind = bodies.kinds[k]
+        g = bodies.geoms[k]
+        if kind == BOX:
+            if q.radius > 0.0:
+                hit = _circle_overlaps(pos, q.radius, g[0], g[2], g[1], g[3], work)
+            else:
+                hit = _box_overlaps(pos, q.hx, q.hy, g[0], g[2], g[1], g[3], work)
+        elif kind == CIRCLE:
+            if q.radius > 0.0:  # the disc of radius r + rb (up) around the centre, exactly
+                hit = _circle_overlaps(pos, _up(q.radius, g[2]), g[0], g[0], g[1], g[1], work)
+            else:
+                lo_x, hi_x = _down(g[0], -q.hx), _up(g[0], q.hx)
+                lo_y, hi_y = _down(g[1], -q.hy), _up(g[1], q.hy)
+                hit = _circle_overlaps(pos, g[2], lo_x, hi_x, lo_y, hi_y, work)
+        else:
+            hit = _segment_overlaps(q, g, px, py)
+        if hit:
+            return True
+    return False
+
+
+@internal
+def _segment_overlaps(q, g, px, py):
+    """Float64, with a relative margin: does the shape at ``(px, py)`` overlap the segment?"""
+    ax, ay, bx, by = g[0], g[1], g[2], g[3]
+    slack = 4e-15 * (abs(px) + abs(py) + abs(ax) + abs(ay) + abs(bx) + abs(by) + q.radius + q.hx)
+    if q.radius > 0.0:
+        sx, sy = bx - ax, by - ay
+        ll = sx * sx + sy * sy
+        u = 0.0 if ll == 0.0 else min(max(((px - ax) * sx + (py - ay) * sy) / ll, 0.0), 1.0)
+        return math.hypot(px - (ax + u * sx), py - (ay + u * sy)) < q.radius + slack
+    if max(ax, bx) <= px - q.hx - slack or min(ax, bx) >= px + q.hx + slack:
+        return False
+    if max(ay, by) <= py - q.hy - slack or min(ay, by) >= py + q.hy + slack:
+        return False
+    nx, ny = ay - by, bx - ax
+    w = nx * (px - ax) + ny * (py - ay)
+    reach = abs(nx) * q.hx + abs(ny) * q.hy
+    return abs(w) < reach + slack * (abs(nx) + abs(ny))
+
+
 # ------------------------------------------------------------- placing the shape
 @internal
 def overlaps_at(view, q, f, pos, work):
@@ -677,11 +975,10 @@ def overlaps_at(view, q, f, pos, work):
 
 
 @internal
-def _settle(view, q, f, t, exact, work, pos):
+def _settle(view, q, f, t, exact, work, pos, bodies):
     """Round ``t`` down until the shape at ``c + t d`` overlaps nothing; ``exact``: that point
     taken exactly, else its float64 rounding. Returns ``(t, x, y)`` (x, y the float64 centre).
     """
-    pos = np.empty(6)
     for k in range(200):
         x = q.x + t * q.dx
         y = q.y + t * q.dy
@@ -690,7 +987,9 @@ def _settle(view, q, f, t, exact, work, pos):
             _position(q.y, t, q.dy, pos, 3)
         else:
             pos[0], pos[1], pos[2], pos[3], pos[4], pos[5] = x, 0.0, 0.0, y, 0.0, 0.0
-        if t <= 0.0 or not overlaps_at(view, q, f, pos, work):
+        if t <= 0.0 or not (
+            overlaps_at(view, q, f, pos, work) or bodies_overlap(q, bodies, pos, work)
+        ):
             return t, x, y
         # one ulp at first, then steps that double (a few ulps suffice in practice)
         t = max(min(np.nextafter(t, -np.inf), t * (1.0 - _U * 2.0 ** min(k, 60))), 0.0)
@@ -752,14 +1051,17 @@ def _sticks_out(view, q, f, work):
 
 
 @njit(cache=True)
-def shape_cast(view, q, f):
+def shape_cast(view, q, f, bodies):
     """Cast the shape of ``q`` (local frame ``f``: the caller swapped x and y when ``f.swap``).
 
-    Returns a :class:`CastHit` in the *local* frame (the caller swaps back).
+    ``bodies``: the candidate bodies (local frame). Returns a :class:`CastHit`
+    in the *local* frame (the caller swaps back); ``body`` the index of the
+    body met, -1 for a cell.
     """
     # one scratch buffer: work 0..159, candidate 160..169, best 170..179, the
-    # slab numerators 180..195, a cell box 196..199, a position 200..205, 206..207
-    buf = np.empty(208)
+    # slab numerators 180..195, a cell box 196..199, a position 200..205,
+    # 206..207, the best body 210..219
+    buf = np.empty(220)
     buf[160 + _KIND] = _EMPTY
     buf[170 + _KIND] = _EMPTY
     cells = np.zeros(4, dtype=np.int64)
@@ -767,18 +1069,46 @@ def shape_cast(view, q, f):
     nan = math.nan
     stuck, col, row = _sticks_out(view, q, f, work)
     if stuck:
-        return CastHit(1, 0.0, 0.0, q.x, q.y, 0.0, 0.0, col, row, True, INSIDE, q.x, q.y, 0.0)
+        return CastHit(1, 0.0, 0.0, q.x, q.y, 0.0, 0.0, col, row, True, INSIDE, q.x, q.y, 0.0, -1)
     _sweep(view, q, f, buf, cells)
+    t_lim = q.t_max if best[_KIND] == _EMPTY else best[_T]
+    body = first_body(q, bodies, t_lim, buf)
+    if body >= 0 and (best[_KIND] == _EMPTY or _body_first(buf[210:220], best)):
+        return _body_answer(view, q, f, buf, body, bodies)
     if best[_KIND] == _EMPTY:
         if math.isinf(q.t_max):
-            return CastHit(0, nan, nan, nan, nan, 0.0, 0.0, -1, -1, False, -1, nan, nan, nan)
-        t_end, ex, ey = _settle(view, q, f, q.t_max, False, work, pos)
-        return CastHit(0, nan, nan, nan, nan, 0.0, 0.0, -1, -1, False, -1, ex, ey, t_end)
-    return _answer(view, q, f, best, cells[2:], buf)
+            return CastHit(0, nan, nan, nan, nan, 0.0, 0.0, -1, -1, False, -1, nan, nan, nan, -1)
+        t_end, ex, ey = _settle(view, q, f, q.t_max, False, work, pos, bodies)
+        return CastHit(0, nan, nan, nan, nan, 0.0, 0.0, -1, -1, False, -1, ex, ey, t_end, -1)
+    return _answer(view, q, f, best, cells[2:], buf, bodies)
 
 
 @internal
-def _answer(view, q, f, best, best_cell, buf):
+def _body_first(body, cell):
+    """Does the body contact come strictly before the cell's? (A tie goes to the cell.)"""
+    if cell[_KIND] == INSIDE:
+        return False
+    if body[_KIND] == INSIDE:
+        return True
+    return body[_T] < cell[_T] * (1.0 - TIE)
+
+
+@internal
+def _body_answer(view, q, f, buf, body, bodies):
+    """The CastHit of a body contact (``buf[210:220]``: its candidate, point and normal set)."""
+    work, pos, b = buf[:160], buf[200:206], buf[210:220]
+    if b[_KIND] == INSIDE:
+        return CastHit(1, 0.0, 0.0, q.x, q.y, 0.0, 0.0, -1, -1, True, INSIDE, q.x, q.y, 0.0, body)
+    t, _, _ = _settle(view, q, f, b[_T], True, work, pos, bodies)
+    t_end, ex, ey = _settle(view, q, f, t, False, work, pos, bodies)
+    dist = _distance(t, q.dx, q.dy, work, buf[206:208])
+    kind = int(b[_KIND])
+    return CastHit(1, t, dist, b[_KX], b[_KY], b[_A0], b[_A1], -1, -1, False, kind, ex, ey,
+                   t_end, body)  # fmt: skip
+
+
+@internal
+def _answer(view, q, f, best, best_cell, buf, bodies):
     """Build the CastHit of the winning contact ``best``."""
     work, pos = buf[:160], buf[200:206]
     kind = int(best[_KIND])
@@ -788,10 +1118,10 @@ def _answer(view, q, f, best, best_cell, buf):
     y0 = f.o_minor + row * f.s_minor
     y1 = f.o_minor + (row + 1) * f.s_minor
     if kind == INSIDE:
-        return CastHit(1, 0.0, 0.0, q.x, q.y, 0.0, 0.0, col, row, True, INSIDE, q.x, q.y, 0.0)
+        return CastHit(1, 0.0, 0.0, q.x, q.y, 0.0, 0.0, col, row, True, INSIDE, q.x, q.y, 0.0, -1)
     t = _round_down(best, q, work)
-    t, _, _ = _settle(view, q, f, t, True, work, pos)
-    t_end, ex, ey = _settle(view, q, f, t, False, work, pos)
+    t, _, _ = _settle(view, q, f, t, True, work, pos, bodies)
+    t_end, ex, ey = _settle(view, q, f, t, False, work, pos, bodies)
     cx = q.x + t * q.dx
     cy = q.y + t * q.dy
     fx = x0 if q.dx > 0.0 else x1
@@ -812,23 +1142,15 @@ def _answer(view, q, f, best, best_cell, buf):
         px, py = fx, fy
         nx, ny = -float(_sign(q.dx)) * math.sqrt(0.5), -float(_sign(q.dy)) * math.sqrt(0.5)
     dist = _distance(t, q.dx, q.dy, work, buf[206:208])
-    return CastHit(1, t, dist, px, py, nx, ny, col, row, False, kind, ex, ey, t_end)
-
-
-@njit(cache=True)
-def shape_overlaps(view, q, f):
-    """Exactly: does the shape of ``q`` at its centre ``(x, y)`` (local frame) overlap a cell?"""
-    work = np.empty(256)
-    pos = np.empty(6)
-    pos[0], pos[1], pos[2], pos[3], pos[4], pos[5] = q.x, 0.0, 0.0, q.y, 0.0, 0.0
-    return overlaps_at(view, q, f, pos, work)
+    return CastHit(1, t, dist, px, py, nx, ny, col, row, False, kind, ex, ey, t_end, -1)
 
 
 def shape_cast_signature() -> tuple[object, ...]:
     """The one signature :func:`shape_cast` is compiled for: a WalkMap, a CastQuery, a Frame.
 
     The engine calls the compiled entry point directly (no type dispatch), so
-    it passes exactly these types: float64 fields as floats, ints as ints.
+    it passes exactly these types: float64 fields as floats, ints as ints,
+    C-contiguous arrays.
     """
     from numba import typeof
 
@@ -840,4 +1162,5 @@ def shape_cast_signature() -> tuple[object, ...]:
     )  # fmt: skip
     query = CastQuery(0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, True)
     frame = Frame(0.0, 1.0, 1, 0.0, 1.0, 1, False)
-    return (typeof(view), typeof(query), typeof(frame))
+    bodies = Bodies(np.zeros(0, np.int64), np.zeros((0, 4)))
+    return (typeof(view), typeof(query), typeof(frame), typeof(bodies))
