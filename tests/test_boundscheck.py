@@ -42,6 +42,7 @@ KERNEL_TESTS = (
     "test_mapping.py",
     "test_visibility_scene.py",
     "test_concurrency.py",
+    "test_casts.py",
     "internal/test_walk.py",
     "internal/test_farwalk.py",
     "internal/test_sensor_kernel.py",

@@ -24,14 +24,14 @@ grazes a corner passes. A shape that overlaps an obstacle where it starts is
 ``inside`` it (distance 0); one that touches an obstacle and moves into it
 stops at distance 0 with ``inside=False`` and the contact normal.
 
-Every decision is exact on the doubles given (which obstacle is met, whether
-a shape overlaps, touches or grazes), except the order of two contacts of a
-*circle* with cell corners (or a corner and a face) whose times differ by
-less than about ``1e-12`` relative: those are ties. Ties follow one rule: a
-contact with a face before a contact with a corner, then the obstacle with
-the smaller ``(row, col)``. The reported distance is never beyond the true
-one (the shape placed at the answer overlaps nothing, checked exactly) and
-within a few units in the last place of it.
+Every decision is exact on the doubles given: which obstacle is met first,
+whether a shape overlaps, touches or grazes. (The one limit: two contacts
+of a *circle* with cell corners, or a corner and a face, whose times are
+different reals between the same two adjacent doubles count as a tie.)
+Ties follow one rule: a contact with a face before a contact with a corner,
+then the obstacle with the smaller ``(row, col)``. The reported distance is
+never beyond the true one (the shape placed at the answer overlaps nothing,
+checked exactly) and within a few units in the last place of it.
 """
 
 from __future__ import annotations

@@ -20,10 +20,13 @@ contact found (every cell is tested with exact predicates, so the walk only
 needs to be conservative). Every decision about one obstacle is exact: the
 signs of sums of products of doubles (:func:`~tilecast._kernels.exact.expansion_sign`
 after a float filter). Contacts whose time is rational (box faces and
-corners, circle faces) are also ordered exactly; a circle's contact with a
-cell corner (a square root) is ordered in float64, and contacts within
-``TIE`` (relative) of each other are ties, decided by the documented rule
-(inside first, then faces before corners, then the smaller ``(row, col)``).
+corners, circle faces) are ordered exactly; a circle's contact with a cell
+corner (a square root) is ordered in float64 when the times differ by more
+than ``TIE`` (relative), else by bisection on doubles with exact predicates
+(on which side of a double each time lies, :func:`_order`): exactly, unless
+the two times lie between the same two adjacent doubles. Ties are decided by
+the documented rule (inside first, then faces before corners, then the
+smaller ``(row, col)``).
 The winner's time is then rounded *down* until the shape placed there
 overlaps no obstacle, exactly: so the answer never goes beyond the true
 contact.
@@ -520,8 +523,77 @@ def _circle_contact(q, box, num, work, out):
 
 # ------------------------------------------------------------- the sweep
 @internal
-def _earlier(cand, best, cell, best_cell, swap, work):
+def _side(cand, t, q, work):
+    """Exact sign of ``T - t``, ``T`` the contact time of ``cand`` (rational, or a disc entry)."""
+    if cand[_RAT] != 0.0:
+        # N / den - t  ~  N - t * den (times the sign of den)
+        work[0], work[1], work[2] = cand[_A0], cand[_A1], cand[_A2]
+        work[3], work[4] = two_prod(-t, cand[_DEN])
+        return expansion_sign(work[:5]) * _sign(cand[_DEN])
+    # the disc of radius r around the corner k: outside it before the closest
+    # approach means before the entry
+    kx, ky = cand[_KX], cand[_KY]
+    pos = work[100:106]
+    _position(q.x, t, q.dx, pos, 0)
+    _position(q.y, t, q.dy, pos, 3)
+    gap = work[106:110]
+    gap[0], gap[1], gap[2], gap[3] = pos[0], pos[1], pos[2], -kx
+    m = _square_into(gap, 4, work, 8)
+    gap[0], gap[1], gap[2], gap[3] = pos[3], pos[4], pos[5], -ky
+    m = _square_into(gap, 4, work, m)
+    work[m], work[m + 1] = two_prod(-q.radius, q.radius)
+    inside = expansion_sign(work[8 : m + 2])
+    # d . (c + t d - k): approaching while negative
+    m = 0
+    for c, d, k in ((q.x, q.dx, kx), (q.y, q.dy, ky)):
+        work[m], work[m + 1] = two_prod(d, c)
+        work[m + 2], work[m + 3] = two_prod(-d, k)
+        p, e = two_prod(t, d)
+        work[m + 4], work[m + 5] = two_prod(p, d)
+        work[m + 6], work[m + 7] = two_prod(e, d)
+        m += 8
+    approaching = expansion_sign(work[:m]) < 0
+    if inside > 0:
+        return 1 if approaching else -1
+    if inside == 0 and approaching:
+        return 0
+    return -1
+
+
+@internal
+def _order(a, b, q, work):
+    """Exact sign of ``T_a - T_b`` unless the two are within one double of each other (then 0).
+
+    Bisects on doubles between the two float estimates, deciding on which
+    side of each midpoint each contact time lies (:func:`_side`).
+    """
+    if a[_RAT] == 0.0 and b[_RAT] == 0.0 and a[_KX] == b[_KX] and a[_KY] == b[_KY]:
+        return 0  # the same corner
+    lo = min(a[_T], b[_T])
+    hi = max(a[_T], b[_T])
+    span = 1e-11 * hi + 1e-300
+    lo, hi = max(lo - span, 0.0), hi + span
+    for _ in range(200):
+        m = 0.5 * (lo + hi)
+        if m <= lo or m >= hi:
+            return 0
+        sa = _side(a, m, q, work)
+        sb = _side(b, m, q, work)
+        if sa != sb:
+            return -1 if sa < sb else 1
+        if sa == 0:
+            return 0
+        if sa > 0:
+            lo = m
+        else:
+            hi = m
+    return 0
+
+
+@internal
+def _earlier(cand, best, cell, best_cell, q, f, work):
     """Does ``cand`` (at ``cell``) come before ``best`` (at ``best_cell``)? (The tie rule.)"""
+    swap = f.swap
     if best[_KIND] == _EMPTY:
         return True
     ci = cand[_KIND] == INSIDE
@@ -537,6 +609,8 @@ def _earlier(cand, best, cell, best_cell, swap, work):
             c = _ratio_cmp(num, 0, cand[_DEN], 3, best[_DEN], work)
         elif abs(cand[_T] - best[_T]) > TIE * (abs(cand[_T]) + abs(best[_T])):
             c = _sign(cand[_T] - best[_T])
+        else:
+            c = _order(cand, best, q, work)
     if c != 0:
         return c < 0
     # a tie: faces before corners, then the smaller (row, col)
@@ -651,7 +725,7 @@ def _sweep(view, q, f, buf, cells):
                 else _box_contact(q, box, num, work, cand)
             )
             cell[0], cell[1] = col, row
-            if hit and _earlier(cand, best, cell, best_cell, f.swap, work):
+            if hit and _earlier(cand, best, cell, best_cell, q, f, work):
                 best[:] = cand
                 best_cell[0], best_cell[1] = col, row
         col += step
