@@ -325,7 +325,7 @@ def _load_cast_entry() -> Any:
 
 def shape_cast(
     view: WalkMap, is_tilemap: bool, center: tuple[float, float], direction: tuple[float, float],
-    shape: tuple[float, float, float], t_max: float, blocks: bool, bodies: Any = None,
+    shape: tuple[float, float, float], t_max: float, place: bool, bodies: Any = None,
 ) -> tuple[Any, ...]:  # fmt: skip
     """Sweep a circle or box over the map's blocking cells: one call of the compiled cast.
 
@@ -335,9 +335,11 @@ def shape_cast(
     direction crosses more cells) as its x axis; this swaps in and out.
     Returns ``(hit, t, distance, point, normal, cell, inside, pixel, end,
     t_end, body)`` in world axes: ``hit`` False on a miss, ``cell`` the tile,
-    ``pixel`` the pixel in it on a tile map (else None), ``end`` the float64
-    centre at ``t_end`` (the contact, or ``t_max`` on a miss), overlapping
-    nothing exactly (NaN when ``t_max`` is infinite and nothing is met);
+    ``pixel`` the pixel in it on a tile map (else None); with ``place``,
+    ``end`` is the float64 centre at ``t_end`` (the contact, or ``t_max`` on
+    a miss), overlapping nothing exactly (NaN when ``t_max`` is infinite and
+    nothing is met; without ``place``, NaN on a miss and the centre at the
+    contact taken as it rounds);
     ``body`` the id of the body met (None for a cell). ``bodies``: a
     ``SpatialHash`` or None: its objects near the swept shape are candidates
     (``query_rect`` over the swept box, ``shape`` for each).
@@ -374,11 +376,11 @@ def shape_cast(
         ids, found = _candidate_bodies(bodies, (x, y), (dx, dy), shape, t_max, swap)
     # the fields of a CastQuery and a Frame, in order
     if swap:
-        hit = run(view, (y, x, dy, dx, radius, hy, hx, t_max, blocks),
+        hit = run(view, (y, x, dy, dx, radius, hy, hx, t_max, place),
                   (view.origin_y, ch, rows, view.origin_x, cw, cols, True), found)  # fmt: skip
         status, t, distance, py, px, ny, nx, row, col, inside, _, ey, ex, t_end, k = hit
     else:
-        hit = run(view, (x, y, dx, dy, radius, hx, hy, t_max, blocks),
+        hit = run(view, (x, y, dx, dy, radius, hx, hy, t_max, place),
                   (view.origin_x, cw, cols, view.origin_y, ch, rows, False), found)  # fmt: skip
         status, t, distance, px, py, nx, ny, col, row, inside, _, ex, ey, t_end, k = hit
     cell = (col // tw, row // th)

@@ -86,7 +86,7 @@ def _cast(
     heading = as_direction("direction", direction)
     limit = as_max_distance(max_distance)
     hit, _, distance, point, normal, cell, inside, pixel, _, _, body = shape_cast(
-        view, is_tilemap, start, heading, shape, _t_max(limit, heading), True, _as_bodies(bodies)
+        view, is_tilemap, start, heading, shape, _t_max(limit, heading), False, _as_bodies(bodies)
     )
     if not hit:
         return None

@@ -51,9 +51,9 @@ class CastQuery(NamedTuple):
     """One shape cast: the centre ``(x, y)`` moves along ``(dx, dy)`` for ``t`` in ``[0, t_max]``.
 
     ``radius > 0``: a circle; ``radius == 0``: a box of half extents
-    ``(hx, hy)``. ``blocks``: whether the map's cells block at all (the
-    engine passes True: a query's mask arrives as the masked map); the
-    outside of a map whose outside is solid blocks always.
+    ``(hx, hy)``. ``place``: also find the end position (the float64 centre
+    at the answer, or at ``t_max`` on a miss, that overlaps nothing), which
+    ``move_and_slide`` needs and a cast does not.
     """
 
     x: float
@@ -64,7 +64,7 @@ class CastQuery(NamedTuple):
     hx: float
     hy: float
     t_max: float
-    blocks: bool
+    place: bool
 
 
 class Frame(NamedTuple):
@@ -265,7 +265,7 @@ def _box_overlaps(pos, hx, hy, x0, x1, y0, y1, work):
 
 # ------------------------------------------------------------- the map
 @internal
-def blocks_at(view, col, row, blocks):
+def blocks_at(view, col, row):
     """Does walk cell ``(col, row)`` (world axes) block? Off the map: the outside."""
     info = view.info
     th = view.pixels.shape[2]
@@ -274,8 +274,6 @@ def blocks_at(view, col, row, blocks):
     j = row // th
     if i < 0 or j < 0 or i >= info.shape[2] - 2 or j >= info.shape[1] - 2:
         return view.outside_solid
-    if not blocks:
-        return False
     v = info[0, j + 1, i + 1]
     if v == SOLID:
         return True
@@ -706,11 +704,7 @@ def _sweep(view, q, f, buf, cells):
         box[0] = f.o_major + col * f.s_major
         box[1] = f.o_major + (col + 1) * f.s_major
         for row in range(first, last + 1):
-            solid = (
-                blocks_at(view, row, col, q.blocks)
-                if f.swap
-                else blocks_at(view, col, row, q.blocks)
-            )
+            solid = blocks_at(view, row, col) if f.swap else blocks_at(view, col, row)
             if not solid:
                 continue
             box[2] = f.o_minor + row * f.s_minor
@@ -782,7 +776,7 @@ def _circle_body(q, g, num, box, work, out):
     kx, ky, rb = g[0], g[1], g[2]
     if q.radius > 0.0:
         big = _up(q.radius, rb)
-        qq = CastQuery(q.x, q.y, q.dx, q.dy, big, 0.0, 0.0, q.t_max, True)
+        qq = CastQuery(q.x, q.y, q.dx, q.dy, big, 0.0, 0.0, q.t_max, q.place)
         if _dist2_sign(q.x, q.y, kx, ky, big, work) < 0:
             out[_KIND], out[_T] = INSIDE, 0.0
             return True
@@ -794,7 +788,7 @@ def _circle_body(q, g, num, box, work, out):
         # the body circle against the box of the shape's size around the body
         box[0], box[1] = _down(kx, -q.hx), _up(kx, q.hx)
         box[2], box[3] = _down(ky, -q.hy), _up(ky, q.hy)
-        qq = CastQuery(q.x, q.y, q.dx, q.dy, rb, 0.0, 0.0, q.t_max, True)
+        qq = CastQuery(q.x, q.y, q.dx, q.dy, rb, 0.0, 0.0, q.t_max, q.place)
         if not _circle_contact(qq, box, num, work, out):
             return False
         if out[_KIND] == INSIDE:
@@ -1031,11 +1025,7 @@ def overlaps_at(view, q, f, pos, work):
         x0 = f.o_major + col * f.s_major
         x1 = f.o_major + (col + 1) * f.s_major
         for row in range(max(r0, -1), min(r1, f.n_minor) + 1):
-            solid = (
-                blocks_at(view, row, col, q.blocks)
-                if f.swap
-                else blocks_at(view, col, row, q.blocks)
-            )
+            solid = blocks_at(view, row, col) if f.swap else blocks_at(view, col, row)
             if not solid:
                 continue
             y0 = f.o_minor + row * f.s_minor
@@ -1150,7 +1140,7 @@ def shape_cast(view, q, f, bodies):
     if body >= 0 and (best[_KIND] == _EMPTY or _body_first(buf[210:220], best)):
         return _body_answer(view, q, f, buf, body, bodies)
     if best[_KIND] == _EMPTY:
-        if math.isinf(q.t_max):
+        if math.isinf(q.t_max) or not q.place:
             return CastHit(0, nan, nan, nan, nan, 0.0, 0.0, -1, -1, False, -1, nan, nan, nan, -1)
         t_end, ex, ey = _settle(view, q, f, q.t_max, False, work, pos, bodies)
         return CastHit(0, nan, nan, nan, nan, 0.0, 0.0, -1, -1, False, -1, ex, ey, t_end, -1)
@@ -1173,8 +1163,10 @@ def _body_answer(view, q, f, buf, body, bodies):
     work, pos, b = buf[:160], buf[200:206], buf[210:220]
     if b[_KIND] == INSIDE:
         return CastHit(1, 0.0, 0.0, q.x, q.y, 0.0, 0.0, -1, -1, True, INSIDE, q.x, q.y, 0.0, body)
-    t, _, _ = _settle(view, q, f, b[_T], True, work, pos, bodies)
-    t_end, ex, ey = _settle(view, q, f, t, False, work, pos, bodies)
+    t, ex, ey = _settle(view, q, f, b[_T], True, work, pos, bodies)
+    t_end = t
+    if q.place:
+        t_end, ex, ey = _settle(view, q, f, t, False, work, pos, bodies)
     dist = _distance(t, q.dx, q.dy, work, buf[206:208])
     kind = int(b[_KIND])
     return CastHit(1, t, dist, b[_KX], b[_KY], b[_A0], b[_A1], -1, -1, False, kind, ex, ey,
@@ -1194,8 +1186,10 @@ def _answer(view, q, f, best, best_cell, buf, bodies):
     if kind == INSIDE:
         return CastHit(1, 0.0, 0.0, q.x, q.y, 0.0, 0.0, col, row, True, INSIDE, q.x, q.y, 0.0, -1)
     t = _round_down(best, q, work)
-    t, _, _ = _settle(view, q, f, t, True, work, pos, bodies)
-    t_end, ex, ey = _settle(view, q, f, t, False, work, pos, bodies)
+    t, ex, ey = _settle(view, q, f, t, True, work, pos, bodies)
+    t_end = t
+    if q.place:
+        t_end, ex, ey = _settle(view, q, f, t, False, work, pos, bodies)
     cx = q.x + t * q.dx
     cy = q.y + t * q.dy
     fx = x0 if q.dx > 0.0 else x1
