@@ -560,3 +560,35 @@ def test_circle_corner_contacts_a_few_ulps_apart_are_ordered_exactly(eps):
     assert len(times) == 2 and ref.compare(times[0].time, times[1].time) != 0
     hit = circle_cast(grid, (0.5, 0.0), 1.0, (1.0, 0.0))
     assert len(expected) == 1 and hit.cell == expected[0].cell
+
+
+def test_move_and_slide_remainder_and_max_slides():
+    grid = Grid([[0, 0, 0, 1], [0, 0, 0, 1], [1, 1, 1, 1]])
+    # one slide: stops at the floor, the rest of the motion (less its part into it) remains
+    slide = move_and_slide(grid, (0.5, 0.5), (2.0, 2.0), half_extents=(0.5, 0.5), max_slides=1)
+    assert slide.position == (1.5, 1.5) and slide.remainder == (1.0, 0.0)
+    assert [h.normal for h in slide.contacts] == [(0.0, -1.0)]
+    slide = move_and_slide(grid, (0.5, 0.5), (2.0, 2.0), half_extents=(0.5, 0.5))
+    assert slide.position == (2.5, 1.5) and slide.remainder == (0.0, 0.0)
+    assert move_and_slide(grid, (0.5, 0.5), (0.0, 0.0), radius=0.5).position == (0.5, 0.5)
+
+
+@SETTINGS
+@given(tile_maps(), st.data())
+def test_move_and_slide_on_a_tile_map_never_ends_overlapping(tmap, data):
+    pixels = tmap.to_pixel_grid()
+    center = data.draw(points(pixels))
+    direction = data.draw(directions(pixels))
+    pw, ph = pixels.tile_size
+    scale = data.draw(st.sampled_from([1.0, 7.0, 1e5]))
+    if data.draw(st.booleans()):
+        shape = {"radius": data.draw(SIZES) * min(pw, ph) * 2}
+    else:
+        shape = {"half": (data.draw(SIZES) * pw, data.draw(SIZES) * ph)}
+    assume(not ref.overlaps(tmap, center, **shape))
+    if tmap.outside == "solid":  # the oracle's ring of outside cells needs a start on the map
+        first = ref.cast(tmap, center, direction, **shape)
+        assume(not (first and first[0].inside))
+    motion = (direction[0] * scale, direction[1] * scale)
+    slide = move_and_slide(tmap, center, motion, **_shape_kw(shape))
+    assert not ref.overlaps(tmap, slide.position, **shape)
