@@ -133,7 +133,8 @@ def circle_cast(
         ``Hit`` has its ``body`` field; a body and a cell met at the same
         distance: the cell. Against bodies the decisions are float64 ones
         (boxes exact, circles rounded outwards, segments with a margin), the
-        answer rounded down until the shape overlaps no body.
+        answer rounded down until the shape overlaps no body. ``mask``
+        does not filter bodies yet (``SpatialHash`` has no layers on main).
     mask : int, default ALL_LAYERS
         The collision layers that block: a cell (or pixel) blocks when
         ``layers & mask != 0`` (:meth:`~tilecast.World.masked`); the outside
