@@ -231,8 +231,7 @@ def _circle_overlaps(pos, r, x0, x1, y0, y1, work):
         return False
     if g2 - r * r < -1e-14 * scale - 1e-300:
         return True
-    gap = np.empty(4)
-    m = 0
+    gap = work[60:64]
     n = _gap_terms(pos, 0, x0, x1, work, gap)
     m = _square_into(gap, n, work, 8)
     n = _gap_terms(pos, 3, y0, y1, work, gap)
@@ -352,7 +351,7 @@ def _dist2_sign(x, y, kx, ky, r, work):
     f = qx * qx + qy * qy - r * r
     if abs(f) > 1e-14 * (qx * qx + qy * qy + r * r) + 1e-300:
         return _sign(f)
-    gap = np.empty(2)
+    gap = work[60:62]
     gap[0], gap[1] = x, -kx
     m = _square_into(gap, 2, work, 8)
     gap[0], gap[1] = y, -ky
