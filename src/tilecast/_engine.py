@@ -365,26 +365,26 @@ def shape_cast(
         dx, dy = math.ldexp(dx, shift), math.ldexp(dy, shift)
         t_max = math.ldexp(t_max, -shift)
     radius, hx, hy = shape
-    cw, ch = view.cell_width, view.cell_height
-    pixels = view.pixels.shape
-    th, tw = pixels[2], pixels[3]
-    info = view.info.shape
-    cols, rows = (info[2] - 2) * tw, (info[1] - 2) * th
-    swap = dx == 0.0 or abs(dy) / ch > abs(dx) / cw
+    frames = _frames  # one read: another thread may replace it
+    if frames[0] is not view:
+        frames = _frames_of(view)
+    _, frame, swapped, tw, th = frames
+    swap = dx == 0.0 or abs(dy) / view.cell_height > abs(dx) / view.cell_width
     ids, found = _NO_IDS, _NO_BODIES
     if bodies is not None and len(bodies):
         ids, found = _candidate_bodies(bodies, (x, y), (dx, dy), shape, t_max, swap)
-    # the fields of a CastQuery and a Frame, in order
+    # the fields of a CastQuery, in order
     if swap:
-        hit = run(view, (y, x, dy, dx, radius, hy, hx, t_max, place),
-                  (view.origin_y, ch, rows, view.origin_x, cw, cols, True), found)  # fmt: skip
+        hit = run(view, (y, x, dy, dx, radius, hy, hx, t_max, place), swapped, found)
         status, t, distance, py, px, ny, nx, row, col, inside, _, ey, ex, t_end, k = hit
     else:
-        hit = run(view, (x, y, dx, dy, radius, hx, hy, t_max, place),
-                  (view.origin_x, cw, cols, view.origin_y, ch, rows, False), found)  # fmt: skip
+        hit = run(view, (x, y, dx, dy, radius, hx, hy, t_max, place), frame, found)
         status, t, distance, px, py, nx, ny, col, row, inside, _, ex, ey, t_end, k = hit
-    cell = (col // tw, row // th)
-    pixel = (col - cell[0] * tw, row - cell[1] * th) if is_tilemap else None
+    if is_tilemap:
+        cell = (col // tw, row // th)
+        pixel: tuple[int, int] | None = (col - cell[0] * tw, row - cell[1] * th)
+    else:
+        cell, pixel = (col, row), None
     if shift:
         t, t_end = _unscale(t, shift), _unscale(t_end, shift)
     body = None if k < 0 else int(ids[k])
@@ -392,6 +392,21 @@ def shape_cast(
         cell, pixel = (-1, -1), None
     return (status == 1, t, distance, (px, py), (nx, ny), cell, inside, pixel, (ex, ey),
             t_end, body)  # fmt: skip
+
+
+# the last map's frames: (view, Frame, swapped Frame, tile width, height in walk cells)
+_frames: tuple[Any, ...] = (None,)
+
+
+def _frames_of(view: WalkMap) -> tuple[Any, ...]:
+    """Return the fields of a map's two Frames (x major, y major), kept for the next call."""
+    global _frames
+    th, tw = view.pixels.shape[2], view.pixels.shape[3]
+    rows, cols = (view.info.shape[1] - 2) * th, (view.info.shape[2] - 2) * tw
+    cw, ch, ox, oy = view.cell_width, view.cell_height, view.origin_x, view.origin_y
+    _frames = (view, (ox, cw, cols, oy, ch, rows, False), (oy, ch, rows, ox, cw, cols, True),
+               tw, th)  # fmt: skip
+    return _frames
 
 
 _NO_IDS = np.zeros(0, dtype=np.int64)

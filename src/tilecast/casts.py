@@ -64,6 +64,12 @@ def _as_bodies(bodies: Any) -> SpatialHash | None:
 
 
 def _as_half_extents(value: Any) -> tuple[float, float]:
+    if type(value) is tuple and len(value) == 2:
+        hx, hy = value
+        # two positive finite floats, fast (x - x == 0 is False for inf and NaN)
+        if type(hx) is float and type(hy) is float and hx > 0.0 and hy > 0.0:
+            if hx - hx == 0.0 and hy - hy == 0.0:
+                return value
     try:
         hx, hy = value
     except (TypeError, ValueError):
@@ -90,7 +96,9 @@ def _cast(
     )
     if not hit:
         return None
-    return _hit(point, normal, distance, cell, inside, pixel, body)
+    if body is not None:
+        return _hit(point, normal, distance, cell, inside, pixel, body)
+    return tuple.__new__(Hit, (point, normal, distance, cell, inside, pixel))
 
 
 def _hit(point: Any, normal: Any, distance: float, cell: Any, inside: bool, pixel: Any,
@@ -169,7 +177,9 @@ def circle_cast(
     >>> circle_cast(grid, (2.5, 0.5), 0.75, (-1.0, 0.0)).inside  # overlaps the wall already
     True
     """
-    r = as_positive_float("radius", radius)
+    # a float radius, fast (x - x == 0 is False for inf and NaN)
+    fine = type(radius) is float and radius > 0.0 and radius - radius == 0.0
+    r = radius if fine else as_positive_float("radius", radius)
     return _cast(world, center, (r, 0.0, 0.0), direction, max_distance, bodies, mask)
 
 

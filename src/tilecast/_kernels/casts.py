@@ -1117,10 +1117,19 @@ def _sticks_out(view, q, f, work):
 def shape_cast(view, q, f, bodies):
     """Cast the shape of ``q`` (local frame ``f``: the caller swapped x and y when ``f.swap``).
 
-    ``bodies``: the candidate bodies (local frame). Returns a :class:`CastHit`
-    in the *local* frame (the caller swaps back); ``body`` the index of the
-    body met, -1 for a cell.
+    ``bodies``: the candidate bodies (local frame). Returns the fields of a
+    :class:`CastHit`, in order, as a plain tuple (boxing a named tuple costs
+    a class lookup per call), in the *local* frame (the caller swaps back);
+    ``body`` the index of the body met, -1 for a cell.
     """
+    h = _cast(view, q, f, bodies)
+    return (h.status, h.t, h.distance, h.x, h.y, h.normal_x, h.normal_y, h.col, h.row,
+            h.inside, h.kind, h.end_x, h.end_y, h.t_end, h.body)  # fmt: skip
+
+
+@internal
+def _cast(view, q, f, bodies):
+    """The cast of :func:`shape_cast`, as a :class:`CastHit`."""
     # one scratch buffer: work 0..159, candidate 160..169, best 170..179, the
     # slab numerators 180..195, a cell box 196..199, a position 200..205,
     # 206..207, the best body 210..219
