@@ -592,3 +592,19 @@ def test_move_and_slide_on_a_tile_map_never_ends_overlapping(tmap, data):
     motion = (direction[0] * scale, direction[1] * scale)
     slide = move_and_slide(tmap, center, motion, **_shape_kw(shape))
     assert not ref.overlaps(tmap, slide.position, **shape)
+
+
+def test_tiny_direction_keeps_its_max_distance():
+    grid = Grid([[1]])
+    # |d| is subnormal: max_distance / |d| overflows unless the direction is scaled first
+    assert circle_cast(grid, (-0.75, 2.25), 0.25, (3e-310, -2e-310), 1.0) is None
+    hit = check_cast(grid, (-0.75, 2.25), (3e-310, -2e-310), radius=0.25, max_distance=2.0)
+    assert hit is not None and hit.distance < 2.0
+
+
+def test_oracle_orders_equal_algebraic_times_exactly():
+    """A face and a corner met at the same time: equal, whatever the scale of t."""
+    grid = Grid(np.zeros((2, 1), bool), outside="solid")
+    first = ref.cast(grid, (0.5, 1.0), (1e-300, 0.0), radius=0.25)
+    assert first[0].kind == "face"
+    assert len({c.cell for c in first}) == 2  # both ring cells beside the seam

@@ -326,12 +326,16 @@ def _load_cast_entry() -> Any:
 def shape_cast(
     view: WalkMap, is_tilemap: bool, center: tuple[float, float], direction: tuple[float, float],
     shape: tuple[float, float, float], t_max: float, place: bool, bodies: Any = None,
+    max_distance: float | None = None,
 ) -> tuple[Any, ...]:  # fmt: skip
     """Sweep a circle or box over the map's blocking cells: one call of the compiled cast.
 
     ``shape`` is ``(radius, 0, 0)`` for a circle, ``(0, hx, hy)`` for a box;
     the centre moves along ``direction`` for ``t`` in ``[0, t_max]``; all
-    checked. The kernel works with the major axis (the one along which the
+    checked. With ``max_distance`` (not None), ``t_max`` is ignored and the
+    centre goes that far (rounded up by a few ulps: a contact exactly there
+    counts), computed after the direction's scaling (no overflow for a tiny
+    direction). The kernel works with the major axis (the one along which the
     direction crosses more cells) as its x axis; this swaps in and out.
     Returns ``(hit, t, distance, point, normal, cell, inside, pixel, end,
     t_end, body)`` in world axes: ``hit`` False on a miss, ``cell`` the tile,
@@ -364,6 +368,8 @@ def shape_cast(
         shift = 1 - math.frexp(size)[1]
         dx, dy = math.ldexp(dx, shift), math.ldexp(dy, shift)
         t_max = math.ldexp(t_max, -shift)
+    if max_distance is not None:
+        t_max = math.inf if max_distance == math.inf else max_distance / math.hypot(dx, dy) * _UP
     radius, hx, hy = shape
     frames = _frames  # one read: another thread may replace it
     if frames[0] is not view:
@@ -394,6 +400,7 @@ def shape_cast(
             t_end, body)  # fmt: skip
 
 
+_UP = 1.0 + 2.0**-50  # a limit rounded up: a contact exactly at max_distance is met
 # the last map's frames: (view, Frame, swapped Frame, tile width, height in walk cells)
 _frames: tuple[Any, ...] = (None,)
 

@@ -52,8 +52,6 @@ from tilecast.tiles import TileMap
 
 __all__ = ["ALL_LAYERS", "box_cast", "circle_cast", "move_and_slide"]
 
-_ROUND_UP = 1.0 + 2.0**-50  # t_max rounded up: a face exactly at max_distance is met
-
 
 def _as_bodies(bodies: Any) -> SpatialHash | None:
     if bodies is None:
@@ -77,12 +75,6 @@ def _as_half_extents(value: Any) -> tuple[float, float]:
     return as_positive_float("half_extents", hx), as_positive_float("half_extents", hy)
 
 
-def _t_max(max_distance: float, direction: tuple[float, float]) -> float:
-    if math.isinf(max_distance):
-        return math.inf
-    return max_distance / math.hypot(*direction) * _ROUND_UP
-
-
 def _cast(
     world: Any, center: Any, shape: tuple[float, float, float], direction: Any,
     max_distance: Any, bodies: Any, mask: Any,
@@ -92,7 +84,7 @@ def _cast(
     heading = as_direction("direction", direction)
     limit = as_max_distance(max_distance)
     hit, _, distance, point, normal, cell, inside, pixel, _, _, body = shape_cast(
-        view, is_tilemap, start, heading, shape, _t_max(limit, heading), False, _as_bodies(bodies)
+        view, is_tilemap, start, heading, shape, math.inf, False, _as_bodies(bodies), limit
     )
     if not hit:
         return None

@@ -14,8 +14,8 @@ A shape overlaps a box when their interiors meet. Moving the centre along
 - a circle: the union of the open discs of radius ``r`` around the box's
   corners and the two crosses ``(x0 - r, x1 + r) x [y0, y1]``,
   ``[x0, x1] x (y0 - r, y1 + r)``; a disc's entry is a root of a quadratic,
-  kept exact as ``(-b - sqrt(D)) / a`` and compared at 80 decimal digits
-  (two such times closer than ``1e-60`` count as equal).
+  kept exact as ``(-b - sqrt(D)) / a`` and compared exactly (squaring, with
+  the signs taken care of); distances are printed at 80 decimal digits.
 
 The first contact is the smallest entry time among boxes whose interval
 reaches past ``t = 0`` (a start inside a box: time 0, ``inside``).
@@ -31,7 +31,6 @@ from fractions import Fraction
 from tilecast import Grid, TileMap
 
 _DIGITS = 80
-_EQUAL = Decimal("1e-60")
 
 
 def _dec(q: Fraction) -> Decimal:
@@ -60,23 +59,40 @@ class Time:
         """A rational no greater than the time (exactly it when rational)."""
         if self.rational is not None:
             return self.rational
-        return Fraction(self.decimal()) - Fraction(1, 10**70)
+        value = Fraction(self.decimal())
+        return value - (abs(value) + 1) / 10**70  # 80 digits: far below the margin
 
     def above(self) -> Fraction:
         """A rational no less than the time."""
         if self.rational is not None:
             return self.rational
-        return Fraction(self.decimal()) + Fraction(1, 10**70)
+        value = Fraction(self.decimal())
+        return value + (abs(value) + 1) / 10**70
+
+    def parts(self) -> tuple[Fraction, Fraction]:
+        """``(u, v)`` with the time ``u - sqrt(v)`` (``v = 0`` for a rational)."""
+        if self.rational is not None:
+            return self.rational, Fraction(0)
+        return -self.b / self.a, self.disc / (self.a * self.a)
+
+
+def _sgn(q) -> int:
+    return (q > 0) - (q < 0)
 
 
 def compare(s: Time, t: Time) -> int:
-    """Sign of ``s - t`` (exact for rationals; 80 digits otherwise)."""
-    if s.rational is not None and t.rational is not None:
-        return (s.rational > t.rational) - (s.rational < t.rational)
-    diff = s.decimal() - t.decimal()
-    if abs(diff) < _EQUAL:
-        return 0
-    return 1 if diff > 0 else -1
+    """Exact sign of ``s - t``: ``(u1 - sqrt(v1)) - (u2 - sqrt(v2))``, squaring with care."""
+    u1, v1 = s.parts()
+    u2, v2 = t.parts()
+    w = u1 - u2  # the sign of w - (sqrt(v1) - sqrt(v2)) is wanted
+    root = _sgn(v1 - v2)  # the sign of sqrt(v1) - sqrt(v2)
+    if w == 0 or root == 0 or _sgn(w) != root:
+        return _sgn(w) if w != 0 else -root
+    # same signs: compare |w| with |sqrt(v1) - sqrt(v2)|, i.e. w**2 with
+    # v1 + v2 - 2 sqrt(v1 v2): with y = v1 + v2 - w**2, |w| > |...| iff 2 sqrt(v1 v2) > y
+    y = v1 + v2 - w * w
+    bigger = 1 if y < 0 else _sgn(4 * v1 * v2 - y * y)
+    return _sgn(w) * bigger
 
 
 @dataclass(frozen=True)
