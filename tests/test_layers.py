@@ -469,3 +469,14 @@ def test_ros_maps_put_unknown_space_on_layer_two():
         assert np.array_equal(layered.solid, free_unknown.solid | (layered.layers == 2))
         unknown_cells += int((layered.layers == 2).sum())
     assert unknown_cells > 0  # the maps do have unknown space
+
+
+def test_layer_bits_are_kept_small_and_widened_by_edits():
+    grid = Grid(np.array([[0, 2, 1]], dtype=np.int64))
+    assert grid.layers.dtype == np.uint32 and grid.layers.tolist() == [[0, 2, 1]]
+    grid.set_layers((0, 0), 2**20)  # beyond a byte: the bits widen, nothing is lost
+    assert grid.layers.tolist() == [[2**20, 2, 1]]
+    assert grid.masked(2**20).solid.tolist() == [[True, False, False]]
+    grid.set_layers((2, 0), 2**31)
+    assert grid.layers.tolist() == [[2**20, 2, 2**31]]
+    assert grid.masked(2**31 | 2).solid.tolist() == [[False, True, True]]

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from tilecast._validate import (
+    LAYER_LIMIT,
     as_cell_array,
     as_choice,
     as_layer_bits,
@@ -24,8 +25,13 @@ from tilecast.world import ALL_LAYERS, OUTSIDE_POLICIES, World, readonly_view
 __all__ = ["OUTSIDE_POLICIES", "Grid"]
 
 
-def _as_cells(cells: Any) -> tuple[np.ndarray, np.ndarray | None]:
-    """Return the map's solid cells (bool) and layer bits (uint32, None for a bool map)."""
+def _as_cells(cells: Any, copy: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+    """Return the map's solid cells (bool) and layer bits (None for a bool map).
+
+    The bits are kept in the smallest unsigned type that holds them (uint8,
+    uint16 or uint32): a ROS map's bits 1 and 2 take one byte per cell.
+    ``copy=False`` keeps an array already of that type (the loaders' own).
+    """
     try:
         array = np.asarray(cells)
     except (TypeError, ValueError) as exc:
@@ -40,10 +46,23 @@ def _as_cells(cells: Any) -> tuple[np.ndarray, np.ndarray | None]:
         raise ValueError(f"solid must not be empty, got shape {array.shape}")
     if array.dtype == np.bool_:
         return np.array(array, dtype=np.bool_, order="C", copy=True), None
-    layers = as_layer_bits("solid", array)
-    if layers.size and layers.max() <= 1:
-        return layers != 0, None  # one layer: kept as bools alone
+    low, high = int(array.min()), int(array.max())
+    if low < 0 or high >= LAYER_LIMIT:
+        raise ValueError(
+            f"solid must hold layer bits 0 to 0xFFFFFFFF, got {low if low < 0 else high}"
+        )
+    if high <= 1:
+        return array != 0, None  # one layer: kept as bools alone
+    dtype = _bits_type(high)
+    layers = np.array(array, dtype=dtype, order="C", copy=copy or array.dtype != dtype)
     return layers != 0, layers
+
+
+def _bits_type(high: int) -> type[np.unsignedinteger[Any]]:
+    """Return the smallest unsigned integer type that holds bits up to ``high``."""
+    if high < 2**8:
+        return np.uint8
+    return np.uint16 if high < 2**16 else np.uint32
 
 
 class Grid(World):
@@ -124,10 +143,13 @@ class Grid(World):
     def layers(self) -> np.ndarray:
         """Read-only uint32 layer bits per cell, indexed ``[row, col]`` (0 where empty).
 
-        On a map built from bools this is ``solid`` as bit 1 (a new array per call).
+        A new array per call where the map keeps its bits in less room: bools
+        on a map of one layer, bytes when every bit is below 256.
         """
         if self._layers_view is None:
             return readonly_view(self._solid.astype(np.uint32))
+        if self._layers_view.dtype != np.uint32:
+            return readonly_view(self._layers_view.astype(np.uint32))
         return self._layers_view
 
     def __getstate__(self) -> dict[str, Any]:
@@ -233,8 +255,12 @@ class Grid(World):
             return
         with self._editing():
             rows, cols = cells[:, 1], cells[:, 0]
-            if self._layers is None and (bits > 1).any():
-                self._layers = self._solid.astype(np.uint32)
+            high = int(bits.max())
+            if self._layers is None and high > 1:
+                self._layers = self._solid.astype(_bits_type(high))
+                self._set_views()
+            elif self._layers is not None and high > np.iinfo(self._layers.dtype).max:
+                self._layers = self._layers.astype(_bits_type(high))  # a new, wider array
                 self._set_views()
             if self._layers is not None:
                 self._layers[rows, cols] = bits
@@ -246,7 +272,7 @@ class Grid(World):
         return self._layers is None and bool(mask & 1)
 
     def _filtered(self, mask: int) -> Grid:
-        blocking = self._solid if self._layers is None else (self._layers & mask) != 0
+        blocking = self._solid if self._layers is None else (self._layers & np.uint32(mask)) != 0
         if self._layers is None and not mask & 1:
             blocking = np.zeros_like(self._solid)
         return Grid(blocking, self._tile_size, self._origin, self._outside)
@@ -255,7 +281,24 @@ class Grid(World):
         assert isinstance(view, Grid)
         rows, cols = cells[:, 1], cells[:, 0]
         bits = self._solid[rows, cols] if self._layers is None else self._layers[rows, cols]
-        view._write(cells, ((bits & mask) != 0).astype(np.uint32))
+        view._write(cells, ((bits & np.uint32(mask)) != 0).astype(np.uint32))
+
+
+def adopt_cells(
+    cells: np.ndarray, tile_size: Any, origin: Any, outside: str
+) -> Grid:  # fmt: skip
+    """Build a ``Grid`` that keeps ``cells`` itself, not a copy (for loaders that made it).
+
+    ``cells``: a C-contiguous 2D bool or unsigned integer array no one else
+    holds; as ``Grid(cells, tile_size, origin, outside)`` otherwise, with
+    one copy fewer at the peak of a large load.
+    """
+    grid = Grid.__new__(Grid)
+    grid._solid, grid._layers = _as_cells(cells, copy=False)
+    grid._init_world(as_tile_size(tile_size), as_point("origin", origin),
+                     as_choice("outside", outside, OUTSIDE_POLICIES))  # fmt: skip
+    grid._set_views()
+    return grid
 
 
 def check_map(grid: Any, mask: Any = ALL_LAYERS) -> World:

@@ -272,6 +272,23 @@ def _table_evaluator(
     table: Any, resolution: Any, readings: NDArray[np.float64], n_beams: int
 ) -> Any:
     table_log_likelihood = kernels("sensor").table_log_likelihood
+    log_rows, row_of_beam, step, last = table_terms(table, resolution, readings)
+
+    def evaluate(ranges: NDArray[np.float64], out: NDArray[np.float64]) -> None:
+        table_log_likelihood(ranges, n_beams, log_rows, row_of_beam, step, last, out)
+
+    return evaluate
+
+
+def table_terms(
+    table: Any, resolution: Any, readings: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.int64], float, float]:
+    """Return what the table kernel takes, checked: ``(log_rows, row_of_beam, step, last)``.
+
+    The logarithms of the table rows the observed scan uses, each beam's row
+    among them, the table's step and its last expected index (as a float).
+    ``tilecast.cuda`` evaluates the same terms on the device.
+    """
     array = as_likelihood_table(table)
     if resolution is None:
         raise ValueError("table_resolution is required with table= (world units per table step)")
@@ -281,12 +298,18 @@ def _table_evaluator(
     with np.errstate(divide="ignore"):  # log(0) = -inf: a reading the table rules out
         log_rows = np.ascontiguousarray(np.log(array[used]))
     row_of_beam = np.ascontiguousarray(row_of_beam.reshape(-1), dtype=np.int64)
-    last = float(array.shape[1] - 1)
+    return log_rows, row_of_beam, step, float(array.shape[1] - 1)
 
-    def evaluate(ranges: NDArray[np.float64], out: NDArray[np.float64]) -> None:
-        table_log_likelihood(ranges, n_beams, log_rows, row_of_beam, step, last, out)
 
-    return evaluate
+def beam_evaluator(
+    model: BeamModel, readings: NDArray[np.float64], max_range: float, n_beams: int
+) -> Any:
+    """``evaluate(ranges, out)``: the beam model's log-likelihoods of flat ranges, on the CPU.
+
+    What ``scan_likelihood`` runs on each chunk of ranges; ``tilecast.cuda``
+    runs it on the ranges it casts on the device (bit for bit the same sums).
+    """
+    return _beam_evaluator(model, readings, max_range, n_beams)
 
 
 def _table_index(ranges: Any, resolution: float, length: int) -> NDArray[np.int64]:

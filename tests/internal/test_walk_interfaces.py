@@ -2,8 +2,8 @@
 
 A map is passed as one record, a ray as another, and a walk answers with a
 named record; no compiled function of any kernel module (every module of
-``tilecast/_kernels``: a function decorated with ``njit``, ``numba.njit`` or
-``internal``, called or not) takes more than 12 parameters or runs over 200
+``tilecast/_kernels``: a function decorated with ``njit``, ``numba.njit``,
+``internal`` or ``cuda.jit``, called or not) takes more than 12 parameters or runs over 200
 lines; one kernel per walk mode. Read from the source (no compile), except
 the last test, which compiles the first-hit walk.
 """
@@ -16,7 +16,7 @@ import pytest
 import tilecast
 
 KERNELS = Path(tilecast.__file__).resolve().parent / "_kernels"
-DECORATORS = {"njit", "internal"}
+DECORATORS = {"njit", "internal", "jit"}  # jit: cuda.jit (tilecast._kernels.gpu)
 
 
 MODULES = sorted(path.name for path in KERNELS.glob("*.py"))
@@ -50,7 +50,7 @@ def _parameters(function):
 def test_every_kernel_module_is_checked():
     assert {"walk.py", "lanes.py", "scene.py", "fov.py", "geometry.py"} <= set(MODULES)
     # each module with compiled functions is found to have some
-    with_kernels = [m for m in MODULES if "njit" in (KERNELS / m).read_text(encoding="utf-8")]
+    with_kernels = [m for m in MODULES if "jit" in (KERNELS / m).read_text(encoding="utf-8")]
     assert all(list(_compiled_functions(KERNELS / m)) for m in with_kernels if m != "__init__.py")
 
 
@@ -70,13 +70,16 @@ def test_the_size_check_finds_what_breaks_it(tmp_path):
     params = ", ".join(f"a{k}" for k in range(13))
     source = "\n".join(
         f"@{decorator}\ndef f{k}({params}):\n    pass\n"
-        for k, decorator in enumerate(["njit", "njit(cache=True)", "numba.njit", "internal"])
+        for k, decorator in enumerate(
+            ["njit", "njit(cache=True)", "numba.njit", "internal", "cuda.jit(device=True)"]
+        )
     )
     path = tmp_path / "kernel.py"
     path.write_text(source + "\n@internal\ndef long():\n" + "    x = 1\n" * 200)
     found = {f.name: (_parameters(f), f.end_lineno - f.lineno + 1) for f in
              _compiled_functions(path)}  # fmt: skip
-    assert found == {"f0": (13, 2), "f1": (13, 2), "f2": (13, 2), "f3": (13, 2), "long": (0, 201)}
+    assert found == {"f0": (13, 2), "f1": (13, 2), "f2": (13, 2), "f3": (13, 2), "f4": (13, 2),
+                     "long": (0, 201)}  # fmt: skip
 
 
 def test_one_kernel_per_mode_taking_records():

@@ -4,6 +4,9 @@
 (Knuth; Dekker with Veltkamp splitting, exact unless a product overflows or
 underflows). ``expansion_sign`` sums any number of doubles exactly
 (Shewchuk's grow-expansion with zero elimination) and returns the sign.
+Their scratch arrays come from :func:`scratch`, which
+:mod:`tilecast._kernels.gpu` replaces by a local array on a CUDA device
+(no heap there).
 """
 
 from __future__ import annotations
@@ -37,12 +40,18 @@ def two_prod(a, b):
     return p, ((ahi * bhi - p) + ahi * blo + alo * bhi) + alo * blo
 
 
+@internal(inline="always")  # Numba IR inlining: on the CPU, exactly np.empty(n) in place
+def scratch(n):
+    """``n`` doubles of scratch (on a CUDA device: a local array of 16, the walk's size)."""
+    return np.empty(n)
+
+
 @internal
 def expansion_sign(terms):
     """Sign (-1, 0, 1) of the exact sum of the doubles in ``terms``."""
     # h stays a non-overlapping expansion sorted by magnitude, so its sign is
     # the sign of its largest non-zero component.
-    h = np.empty(terms.shape[0])
+    h = scratch(terms.shape[0])
     m = 0
     for k in range(terms.shape[0]):
         q = terms[k]

@@ -31,12 +31,24 @@ def table_log_likelihood(ranges, n_beams, log_rows, row_of_beam, resolution, las
     is within the row; ``np.rint`` rounds half to even, as NumPy does.
     """
     for p in range(out.shape[0]):
-        base = p * n_beams
-        total = 0.0
-        for b in range(n_beams):
-            index = np.int64(np.rint(min(ranges[base + b] / resolution, last)))
-            total += log_rows[row_of_beam[b], index]
-        out[p] = total
+        out[p] = table_sum(ranges, p * n_beams, n_beams, log_rows, row_of_beam, resolution, last)
+
+
+@njit(cache=True, inline="always")
+def table_sum(ranges, base, n_beams, log_rows, row_of_beam, resolution, last):
+    """One pose's sum of :func:`table_log_likelihood`: its beams from ``ranges[base]`` on, in order
+    (also the thread of ``tilecast.cuda``'s table kernel)."""
+    total = 0.0
+    for b in range(n_beams):
+        index = np.int64(rint(min(ranges[base + b] / resolution, last)))
+        total += log_rows[row_of_beam[b], index]
+    return total
+
+
+@njit(cache=True, inline="always")
+def rint(x):
+    """``np.rint`` (half to even); on a CUDA device, which has no ``rint`` ufunc, its own."""
+    return np.rint(x)
 
 
 # erf(x) rounds to 1.0 for x >= 6 (1 - erf(6) is about 2e-17, below half an ulp

@@ -38,7 +38,7 @@ from numba import njit, types
 
 from tilecast import _walkspec as spec
 from tilecast._kernels import internal
-from tilecast._kernels.exact import expansion_sign, two_prod, two_sum
+from tilecast._kernels.exact import expansion_sign, scratch, two_prod, two_sum
 from tilecast._kernels.intrinsics import caller_of, compiled_address
 from tilecast._kernels.jobs import compile_together
 from tilecast._walkspec import (  # the walk's rules, bounds and records, shared by every walk
@@ -80,7 +80,7 @@ def exact_order(x_line, y_line, u0, v0, adu, adv, adu_lo, adv_lo, sx, sy):
     """Sign of sx*(x_line - u0)*(adv + adv_lo) - sy*(y_line - v0)*(adu + adu_lo), exactly."""
     a1, a2 = two_sum(sx * float(x_line), -sx * u0)
     b1, b2 = two_sum(sy * float(y_line), -sy * v0)
-    terms = np.empty(16)
+    terms = scratch(16)
     terms[0], terms[1] = two_prod(a1, adv)
     terms[2], terms[3] = two_prod(a2, adv)
     terms[4], terms[5] = two_prod(-b1, adu)
@@ -1065,6 +1065,28 @@ def store_first_hit(out, k, a):
     return found
 
 
+@internal
+def cast_ray(k, m, rays, out, walk_at):
+    """First hit of ray ``k`` of ``rays`` (a :class:`RayBatch`), written as row ``k`` of ``out``.
+
+    Writes what :func:`cast_range` writes for the ray; returns whether it is
+    UNSAFE. The body of :func:`cast_range`, and of the CUDA kernel's thread
+    (:mod:`tilecast._kernels.gpu`, where ``call_walk`` is the walk itself).
+    """
+    direction_step = np.int64(rays.directions.shape[0] != 1)
+    distance_step = np.int64(rays.max_distances.shape[0] != 1)
+    o = k // rays.origin_stride
+    d = k * direction_step
+    ray = first_ray(rays.origins[o, 0], rays.origins[o, 1], rays.directions[d, 0],
+                    rays.directions[d, 1], rays.max_distances[k * distance_step], rays.gaps,
+                    rays.ignore_start)  # fmt: skip
+    a = call_walk(walk_at, m, ray)
+    found = store_first_hit(out, k, a)
+    out.pixel[k, 0] = a.px if found else -1
+    out.pixel[k, 1] = a.py if found else -1
+    return a.status == UNSAFE
+
+
 CAST_RANGE_SIGNATURE = (types.int64, types.int64, MAP_TYPE, BATCH_TYPE, HITS_TYPE, types.int64)
 
 
@@ -1076,22 +1098,9 @@ def cast_range(lo, hi, m, rays, out, walk_at):
     inside, pixel (-1) and status (DONE or UNSAFE) of each ray; returns how
     many are UNSAFE (for the far-range path).
     """
-    origins = rays.origins
-    directions = rays.directions
-    max_distances = rays.max_distances
-    direction_step = np.int64(directions.shape[0] != 1)
-    distance_step = np.int64(max_distances.shape[0] != 1)
     unsafe = 0
     for k in range(lo, hi):
-        o = k // rays.origin_stride
-        d = k * direction_step
-        ray = first_ray(origins[o, 0], origins[o, 1], directions[d, 0], directions[d, 1],
-                        max_distances[k * distance_step], rays.gaps, rays.ignore_start)  # fmt: skip
-        a = call_walk(walk_at, m, ray)
-        found = store_first_hit(out, k, a)
-        unsafe += a.status == UNSAFE
-        out.pixel[k, 0] = a.px if found else -1
-        out.pixel[k, 1] = a.py if found else -1
+        unsafe += cast_ray(k, m, rays, out, walk_at)
     return unsafe
 
 

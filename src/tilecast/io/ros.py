@@ -45,7 +45,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tilecast._validate import as_choice, as_finite_float, as_path
-from tilecast.grid import Grid
+from tilecast.grid import Grid, adopt_cells
 from tilecast.io._common import MapLoadError, excerpt
 from tilecast.io.image import PixelRows, read_pixels
 from tilecast.io.limits import Limits, as_limits, check_depth, inside_root, is_file, read_limited
@@ -316,6 +316,6 @@ def load_ros_map(
 
     cells = pixels.map(layer_bits, np.uint8, flip=True)
     del pixels  # the decoded picture: only the layer bytes go on into the Grid
-    grid = Grid(cells, tile_size=resolution, origin=(ox, oy), outside=outside)
+    grid = adopt_cells(cells, resolution, (ox, oy), outside)
     grid.source = {"file": str(path), "image": str(image_path), "yaw": yaw}
     return grid
