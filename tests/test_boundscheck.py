@@ -46,6 +46,7 @@ KERNEL_TESTS = (
     "test_concurrency.py",
     "test_bodies.py",
     "test_spatial_hash.py",
+    "test_casts.py",
     "internal/test_walk.py",
     "internal/test_farwalk.py",
     "internal/test_sensor_kernel.py",

@@ -6,6 +6,7 @@ imported by the functions that need them.
 """
 
 from tilecast.batch import raycast_many, scan, scan_many
+from tilecast.casts import box_cast, circle_cast, move_and_slide
 from tilecast.field_of_view import fov, fov_counts, fov_many
 from tilecast.geometry import (
     circle_tangents,
@@ -20,7 +21,7 @@ from tilecast.lattice import line, lines
 from tilecast.mapping import LikelihoodField, OccupancyGrid
 from tilecast.rays import line_of_sight, raycast, raycast_all, traverse
 from tilecast.regions import circle_intersects_rect, tiles_in_circle, tiles_in_rect
-from tilecast.results import Hit, Hits, RayContact, Step
+from tilecast.results import Hit, Hits, RayContact, Slide, Step
 from tilecast.scene import VisibilityScene
 from tilecast.sensor import BeamModel, scan_likelihood
 from tilecast.spatial_hash import SpatialHash
@@ -42,6 +43,7 @@ __all__ = [
     "LikelihoodField",
     "OccupancyGrid",
     "RayContact",
+    "Slide",
     "SpatialHash",
     "Step",
     "TileMap",
@@ -49,6 +51,8 @@ __all__ = [
     "VisibilityScene",
     "World",
     "__version__",
+    "box_cast",
+    "circle_cast",
     "circle_intersects_rect",
     "circle_tangents",
     "fov",
@@ -57,6 +61,7 @@ __all__ = [
     "line",
     "line_of_sight",
     "lines",
+    "move_and_slide",
     "orientation",
     "point_in_polygon",
     "ray_circle",

@@ -53,6 +53,7 @@ __all__ = [
     "far_first_hit",
     "first_hit",
     "kernels",
+    "shape_cast",
     "sight",
     "steps",
     "walk_address",
@@ -519,3 +520,175 @@ def _walls_many(view: WalkMap, o: Any, sd: Any, hits: tuple[Any, ...]) -> Any:
                            (o[:, 1] - view.origin_y) / view.cell_height)  # fmt: skip
     walls[:, 3] = np.where(by_x, sd[:, 0] / view.cell_width, sd[:, 1] / view.cell_height)
     return walls
+
+
+# ------------------------------------------------------------ shape casts
+_cast_entry: Any = None  # the compiled shape_cast's entry point (no type dispatch)
+
+
+def _load_cast_entry() -> Any:
+    """Compile or load :func:`tilecast._kernels.casts.shape_cast` for its one signature."""
+    global _cast_entry
+    casts = kernels("casts")
+    signature = casts.shape_cast_signature()
+    casts.shape_cast.compile(signature)
+    _cast_entry = casts.shape_cast.overloads[signature].entry_point
+    return _cast_entry
+
+
+def shape_cast(
+    view: WalkMap, is_tilemap: bool, center: tuple[float, float], direction: tuple[float, float],
+    shape: tuple[float, float, float], t_max: float, place: bool, bodies: Any = None,
+    max_distance: float | None = None, body_mask: int = ALL_LAYERS,
+) -> tuple[Any, ...]:  # fmt: skip
+    """Sweep a circle or box over the map's blocking cells: one call of the compiled cast.
+
+    ``shape`` is ``(radius, 0, 0)`` for a circle, ``(0, hx, hy)`` for a box;
+    the centre moves along ``direction`` for ``t`` in ``[0, t_max]``; all
+    checked. With ``max_distance`` (not None), ``t_max`` is ignored and the
+    centre goes that far (rounded up by a few ulps: a contact exactly there
+    counts), computed after the direction's scaling (no overflow for a tiny
+    direction). The kernel works with the major axis (the one along which the
+    direction crosses more cells) as its x axis; this swaps in and out.
+    Returns ``(hit, t, distance, point, normal, cell, inside, pixel, end,
+    t_end, body)`` in world axes: ``hit`` False on a miss, ``cell`` the tile,
+    ``pixel`` the pixel in it on a tile map (else None); with ``place``,
+    ``end`` is the float64 centre at ``t_end`` (the contact, or ``t_max`` on
+    a miss), overlapping nothing exactly (NaN when ``t_max`` is infinite and
+    nothing is met; without ``place``, NaN on a miss and the centre at the
+    contact taken as it rounds);
+    ``body`` the id of the body met (None for a cell). ``bodies``: a
+    ``SpatialHash`` or None: its objects near the swept shape are candidates
+    (``query_rect`` over the swept box, ``shape`` for each).
+
+    Examples
+    --------
+    >>> from tilecast import Grid
+    >>> grid = Grid([[0, 0, 1]])
+    >>> view, _ = walk_map(grid)
+    >>> answer = shape_cast(view, False, (0.5, 0.5), (1.0, 0.0), (0.25, 0.0, 0.0), math.inf, True)
+    >>> answer[0], answer[1], answer[4], answer[5]
+    (True, 1.25, (-1.0, -0.0), (2, 0))
+    """
+    run = _cast_entry or _load_cast_entry()
+    x, y = center
+    dx, dy = direction
+    size = max(abs(dx), abs(dy))
+    shift = 0
+    if not 2.0**-500 < size < 2.0**500:
+        # scale the direction by a power of two (exact) to a size near 1: tiny
+        # or huge directions then square without underflow or overflow
+        shift = 1 - math.frexp(size)[1]
+        dx, dy = math.ldexp(dx, shift), math.ldexp(dy, shift)
+        t_max = math.ldexp(t_max, -shift)
+    if max_distance is not None:
+        t_max = math.inf if max_distance == math.inf else max_distance / math.hypot(dx, dy) * _UP
+    radius, hx, hy = shape
+    frames = _frames  # one read: another thread may replace it
+    if frames[0] is not view:
+        frames = _frames_of(view)
+    _, frame, swapped, tw, th = frames
+    swap = dx == 0.0 or abs(dy) / view.cell_height > abs(dx) / view.cell_width
+    ids, found = _NO_IDS, _NO_BODIES
+    if bodies is not None and len(bodies):
+        ids, found = _candidate_bodies(bodies, (x, y), (dx, dy), shape, t_max, swap, body_mask)
+    # the fields of a CastQuery, in order
+    if swap:
+        hit = run(view, (y, x, dy, dx, radius, hy, hx, t_max, place), swapped, found)
+        status, t, distance, py, px, ny, nx, row, col, inside, _, ey, ex, t_end, k = hit
+    else:
+        hit = run(view, (x, y, dx, dy, radius, hx, hy, t_max, place), frame, found)
+        status, t, distance, px, py, nx, ny, col, row, inside, _, ex, ey, t_end, k = hit
+    if is_tilemap:
+        cell = (col // tw, row // th)
+        pixel: tuple[int, int] | None = (col - cell[0] * tw, row - cell[1] * th)
+    else:
+        cell, pixel = (col, row), None
+    if shift:
+        t, t_end = _unscale(t, shift), _unscale(t_end, shift)
+    body = None if k < 0 else int(ids[k])
+    if body is not None:
+        cell, pixel = (-1, -1), None
+    return (status == 1, t, distance, (px, py), (nx, ny), cell, inside, pixel, (ex, ey),
+            t_end, body)  # fmt: skip
+
+
+_UP = 1.0 + 2.0**-50  # a limit rounded up: a contact exactly at max_distance is met
+# the last map's frames: (view, Frame, swapped Frame, tile width, height in walk cells)
+_frames: tuple[Any, ...] = (None,)
+
+
+def _frames_of(view: WalkMap) -> tuple[Any, ...]:
+    """Return the fields of a map's two Frames (x major, y major), kept for the next call."""
+    global _frames
+    th, tw = view.pixels.shape[2], view.pixels.shape[3]
+    rows, cols = (view.info.shape[1] - 2) * th, (view.info.shape[2] - 2) * tw
+    cw, ch, ox, oy = view.cell_width, view.cell_height, view.origin_x, view.origin_y
+    _frames = (view, (ox, cw, cols, oy, ch, rows, False), (oy, ch, rows, ox, cw, cols, True),
+               tw, th)  # fmt: skip
+    return _frames
+
+
+_NO_IDS = np.zeros(0, dtype=np.int64)
+_NO_BODIES = (np.zeros(0, dtype=np.int64), np.zeros((0, 4)))
+_BODY_KINDS = {"box": 0, "segment": 1, "circle": 2}
+_FAR = 1e300  # the swept box of an unbounded cast reaches this far
+
+
+def _candidate_bodies(
+    bodies: Any, center: tuple[float, float], direction: tuple[float, float],
+    shape: tuple[float, float, float], t_max: float, swap: bool, mask: int = ALL_LAYERS,
+) -> tuple[Any, tuple[Any, Any]]:  # fmt: skip
+    """Return the ids and local-frame records of the bodies near the swept shape (its box).
+
+    Through the public ``SpatialHash`` API: ``query_rect`` over the box the
+    shape sweeps (to ``t_max``, or far when unbounded), ``shape(id)`` for
+    each candidate's geometry; only bodies whose ``layers & mask != 0``.
+    Polygon bodies are refused (``TypeError``): the casts have no exact
+    shape-polygon contact yet.
+    """
+    x, y = center
+    dx, dy = direction
+    radius, hx, hy = shape
+    ex, ey = (radius, radius) if radius > 0.0 else (hx, hy)
+    if math.isinf(t_max):
+        x1 = x + math.copysign(_FAR, dx) if dx else x
+        y1 = y + math.copysign(_FAR, dy) if dy else y
+    else:
+        x1, y1 = x + t_max * dx, y + t_max * dy
+    pad = 1e-9 * (abs(x) + abs(y) + abs(x1) + abs(y1) + ex + ey) + 1e-300
+    rect = (max(min(x, x1) - ex - pad, -_FAR), max(min(y, y1) - ey - pad, -_FAR),
+            min(max(x, x1) + ex + pad, _FAR), min(max(y, y1) + ey + pad, _FAR))  # fmt: skip
+    ids = bodies.query_rect(rect)
+    if mask != ALL_LAYERS:
+        ids = np.array([i for i in ids.tolist() if bodies.layers(i) & mask], dtype=np.int64)
+    kinds = np.empty(len(ids), dtype=np.int64)
+    geoms = np.zeros((len(ids), 4))
+    for n, body in enumerate(ids.tolist()):
+        kind, g = bodies.shape(body)
+        if kind not in _BODY_KINDS:
+            raise TypeError(
+                f"bodies: body {body} is a {kind}; circle_cast, box_cast and move_and_slide "
+                "meet circles, boxes and segments (not polygons yet)"
+            )
+        kinds[n] = _BODY_KINDS[kind]
+        if kind == "box":
+            geoms[n] = g
+        elif kind == "segment":
+            geoms[n] = (*g[0], *g[1])
+        else:
+            geoms[n, :3] = (*g[0], g[1])
+    if swap:
+        geoms[:, [0, 1, 2, 3]] = geoms[:, [1, 0, 3, 2]]
+        circles = kinds == 2
+        geoms[circles, 2] = geoms[circles, 3]  # (cy, cx, 0, r) -> (cy, cx, r, .)
+        geoms[circles, 3] = 0.0
+    return ids, (kinds, geoms)
+
+
+def _unscale(t: float, shift: int) -> float:
+    """``t * 2**shift``, inf beyond the float range (a direction of about 1e-310)."""
+    try:
+        return math.ldexp(t, shift)
+    except OverflowError:
+        return math.inf

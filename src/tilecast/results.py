@@ -1,4 +1,4 @@
-"""The records queries return: :class:`Hit`, :class:`Hits`, :class:`Step`, :class:`RayContact`.
+"""The records queries return: ``Hit``, ``Hits``, ``Step``, ``RayContact``, ``Slide``.
 
 One ray gives small immutable records with named fields (like pymunk's query
 infos); many rays give :class:`Hits`, a record of NumPy arrays, one row per
@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["Hit", "Hits", "RayContact", "Step"]
+__all__ = ["Hit", "Hits", "RayContact", "Slide", "Step"]
 
 
 class Hit(NamedTuple):
@@ -112,6 +112,36 @@ class RayContact(NamedTuple):
     id: int
     distance: float
     point: tuple[float, float]
+
+
+class Slide(NamedTuple):
+    """Where :func:`~tilecast.move_and_slide` took a shape.
+
+    Attributes
+    ----------
+    position : (float, float)
+        The shape's centre at the end: touching what stopped it, never
+        overlapping it.
+    remainder : (float, float)
+        The motion not done: what was left after the last slide (the parts
+        pushed into walls are dropped); ``(0.0, 0.0)`` when the move ended
+        freely.
+    contacts : list of Hit
+        The contacts met, in order (``Hit.distance``: how far the centre went
+        in that slide).
+
+    Examples
+    --------
+    >>> from tilecast import Grid, move_and_slide
+    >>> floor = Grid([[0, 0, 0], [1, 1, 1]])
+    >>> slide = move_and_slide(floor, (0.5, 0.25), (2.0, 1.0), half_extents=(0.25, 0.25))
+    >>> slide.position, slide.remainder, [h.normal for h in slide.contacts]
+    ((2.5, 0.75), (0.0, 0.0), [(0.0, -1.0)])
+    """
+
+    position: tuple[float, float]
+    remainder: tuple[float, float]
+    contacts: list[Hit]
 
 
 @dataclass(slots=True)

@@ -1,0 +1,1242 @@
+"""Shape casts on a tile map: a circle or an axis-aligned box swept along a ray (Numba).
+
+The obstacles are the blocking *walk cells* of a map's
+:class:`~tilecast._walkspec.WalkMap` (a grid's cells; a tile map's pixels),
+each the closed world box ``[ox + I*cw, ox + (I+1)*cw] x [oy + J*ch, oy +
+(J+1)*ch]`` with its corners computed in float64 exactly so (the doubles
+:meth:`~tilecast.World.cell_bounds` gives). The shape is closed too.
+
+Contact rule: the shape meets an obstacle at the first ``t >= 0`` from which
+its interior would overlap the obstacle's (it *penetrates*); touching alone
+is no contact, so a shape that touches a face and moves along it or away from
+it goes on, and a shape grazing a corner passes. A shape whose interior
+already overlaps an obstacle at ``t = 0`` is *inside* it.
+
+The sweep works in a local frame whose x axis is the *major* axis (the one
+along which the direction moves more cells): it visits the columns of cells
+in the order the shape reaches them, in each the rows the swept shape may
+cover there, and stops once a column cannot be reached before the best
+contact found (every cell is tested with exact predicates, so the walk only
+needs to be conservative). Every decision about one obstacle is exact: the
+signs of sums of products of doubles (:func:`~tilecast._kernels.exact.expansion_sign`
+after a float filter). Contacts whose time is rational (box faces and
+corners, circle faces) are ordered exactly; a circle's contact with a cell
+corner (a square root) is ordered in float64 when the times differ by more
+than ``TIE`` (relative), else by bisection on doubles with exact predicates
+(on which side of a double each time lies, :func:`_order`): exactly, unless
+the two times lie between the same two adjacent doubles. Ties are decided by
+the documented rule (inside first, then faces before corners, then the
+smaller ``(row, col)``).
+The winner's time is then rounded *down* until the shape placed there
+overlaps no obstacle, exactly: so the answer never goes beyond the true
+contact.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from tilecast._kernels import internal
+from tilecast._kernels.exact import expansion_sign, two_prod, two_sum
+from tilecast._walkspec import MIXED_TILE, SOLID
+
+# ------------------------------------------------------------- the records
+
+
+class CastQuery(NamedTuple):
+    """One shape cast: the centre ``(x, y)`` moves along ``(dx, dy)`` for ``t`` in ``[0, t_max]``.
+
+    ``radius > 0``: a circle; ``radius == 0``: a box of half extents
+    ``(hx, hy)``. ``place``: also find the end position (the float64 centre
+    at the answer, or at ``t_max`` on a miss, that overlaps nothing), which
+    ``move_and_slide`` needs and a cast does not.
+    """
+
+    x: float
+    y: float
+    dx: float
+    dy: float
+    radius: float
+    hx: float
+    hy: float
+    t_max: float
+    place: bool
+
+
+class Frame(NamedTuple):
+    """The local frame of a sweep: the major axis first (``swap``: it is the world's y)."""
+
+    o_major: float
+    s_major: float
+    n_major: int
+    o_minor: float
+    s_minor: float
+    n_minor: int
+    swap: bool
+
+
+class CastHit(NamedTuple):
+    """A cast's answer: ``status`` 1 a contact, 0 none.
+
+    ``t`` the centre's parameter at the contact (rounded down, the shape
+    there overlaps nothing), ``distance`` ``t * |d|`` rounded down, the
+    contact point, the unit normal (from the obstacle towards the shape),
+    the walk cell ``(col, row)``, ``inside``, the contact ``kind``, and the
+    end position: the float64 centre ``(end_x, end_y)`` at ``t_end`` (the
+    contact's ``t``, or ``t_max`` on a miss with a finite ``t_max``; NaN
+    otherwise), checked exactly to overlap nothing.
+    """
+
+    status: int
+    t: float
+    distance: float
+    x: float
+    y: float
+    normal_x: float
+    normal_y: float
+    col: int
+    row: int
+    inside: bool
+    kind: int
+    end_x: float
+    end_y: float
+    t_end: float
+    body: int
+
+
+class Bodies(NamedTuple):
+    """Candidate bodies of a cast, in the local frame: ``kinds`` (N,) int64 (:data:`BOX`,
+    :data:`SEGMENT`, :data:`CIRCLE`) and ``geoms`` (N, 4): a box ``(x0, y0, x1, y1)``, a segment
+    ``(ax, ay, bx, by)``, a circle ``(cx, cy, r, 0)``.
+    """
+
+    kinds: object
+    geoms: object
+
+
+BOX = 0
+SEGMENT = 1
+CIRCLE = 2
+
+# the kinds of contact
+FACE_X = 0  # a face across the local x axis
+FACE_Y = 1
+CORNER = 2
+INSIDE = 3
+
+# fields of a contact candidate (a float64 array)
+_T, _A0, _A1, _A2, _DEN, _RAT, _KIND, _KX, _KY, _NF = range(10)
+_EMPTY = -1.0  # _KIND of an empty candidate slot
+#: Relative gap below which two contact times, one not rational, are a tie.
+TIE = 1e-12
+_U = 2.0**-53
+_SUM3 = 5.0 * _U  # relative error bound of a float sum of three doubles
+
+
+# ------------------------------------------------------------- exact signs
+@internal
+def _sign(x):
+    return (x > 0.0) - (x < 0.0)
+
+
+@internal
+def _sign3(a, b, c, work):
+    """Exact sign of ``a + b + c``."""
+    s = (a + b) + c
+    if abs(s) > _SUM3 * (abs(a) + abs(b) + abs(c)):
+        return _sign(s)
+    work[0], work[1], work[2] = a, b, c
+    return expansion_sign(work[:3])
+
+
+@internal
+def _sum3(a, b, c):
+    """``a + b + c`` to about one rounding (double-double)."""
+    s1, e1 = two_sum(a, b)
+    s2, e2 = two_sum(s1, c)
+    return s2 + (e1 + e2)
+
+
+@internal
+def _ratio_cmp(num, i, den_i, k, den_k, work):
+    """Exact sign of ``N_i / den_i - N_k / den_k`` (``N``: three terms of ``num`` from index)."""
+    ti = _sum3(num[i], num[i + 1], num[i + 2]) / den_i
+    tk = _sum3(num[k], num[k + 1], num[k + 2]) / den_k
+    if abs(ti - tk) > 1e-13 * (abs(ti) + abs(tk)):
+        return _sign(ti - tk)
+    m = 0
+    for a in range(3):
+        work[m], work[m + 1] = two_prod(num[i + a], den_k)
+        work[m + 2], work[m + 3] = two_prod(-num[k + a], den_i)
+        m += 4
+    return expansion_sign(work[:m]) * _sign(den_i) * _sign(den_k)
+
+
+@internal
+def _square_into(terms, n, work, m):
+    """Append the exact products making ``(sum of terms[:n])**2`` to ``work[m:]``; new ``m``."""
+    for a in range(n):
+        work[m], work[m + 1] = two_prod(terms[a], terms[a])
+        m += 2
+        for b in range(a + 1, n):
+            work[m], work[m + 1] = two_prod(2.0 * terms[a], terms[b])
+            m += 2
+    return m
+
+
+@internal
+def _position(c, t, d, out, at):
+    """Write ``c + t*d`` exactly as three terms into ``out[at:at + 3]``."""
+    p, e = two_prod(t, d)
+    out[at], out[at + 1], out[at + 2] = c, p, e
+
+
+@internal
+def _pos_sign(pos, at, lo, work):
+    """Exact sign of ``pos - lo`` (``pos``: three terms)."""
+    s = (pos[at] + pos[at + 1] + pos[at + 2]) - lo
+    if abs(s) > 8.0 * _U * (abs(pos[at]) + abs(pos[at + 1]) + abs(pos[at + 2]) + abs(lo)):
+        return _sign(s)
+    work[0], work[1], work[2], work[3] = pos[at], pos[at + 1], pos[at + 2], -lo
+    return expansion_sign(work[:4])
+
+
+@internal
+def _gap_terms(pos, at, lo, hi, work, gap):
+    """Terms of the signed gap from ``pos`` to ``[lo, hi]`` (0 inside) into ``gap[:4]``; count."""
+    if _pos_sign(pos, at, lo, work) < 0:
+        bound = lo
+    elif _pos_sign(pos, at, hi, work) > 0:
+        bound = hi
+    else:
+        return 0
+    gap[0], gap[1], gap[2], gap[3] = pos[at], pos[at + 1], pos[at + 2], -bound
+    return 4
+
+
+@internal
+def _circle_overlaps(pos, r, x0, x1, y0, y1, work):
+    """Exactly: does the open disc of radius ``r`` at ``pos`` (x: 0..2, y: 3..5) meet the box?"""
+    px = pos[0] + pos[1] + pos[2]
+    py = pos[3] + pos[4] + pos[5]
+    gx = max(x0 - px, 0.0, px - x1)
+    gy = max(y0 - py, 0.0, py - y1)
+    g2 = gx * gx + gy * gy
+    scale = (abs(px) + abs(x0) + abs(x1) + abs(py) + abs(y0) + abs(y1) + r) ** 2
+    if g2 - r * r > 1e-14 * scale + 1e-300:
+        return False
+    if g2 - r * r < -1e-14 * scale - 1e-300:
+        return True
+    gap = work[60:64]
+    n = _gap_terms(pos, 0, x0, x1, work, gap)
+    m = _square_into(gap, n, work, 8)
+    n = _gap_terms(pos, 3, y0, y1, work, gap)
+    m = _square_into(gap, n, work, m)
+    work[m], work[m + 1] = two_prod(-r, r)
+    return expansion_sign(work[8 : m + 2]) < 0
+
+
+@internal
+def _box_overlaps(pos, hx, hy, x0, x1, y0, y1, work):
+    """Exactly: does the open box of half extents ``(hx, hy)`` at ``pos`` meet the box?"""
+    # x + hx > x0, x - hx < x1, and the same in y
+    if _pos_sign(pos, 0, x0 - hx, work) <= 0 or _pos_sign(pos, 0, x1 + hx, work) >= 0:
+        # x0 - hx may round: decide the close calls with the exact terms
+        work[0], work[1], work[2], work[3], work[4] = pos[0], pos[1], pos[2], hx, -x0
+        if expansion_sign(work[:5]) <= 0:
+            return False
+        work[0], work[1], work[2], work[3], work[4] = x1, hx, -pos[0], -pos[1], -pos[2]
+        if expansion_sign(work[:5]) <= 0:
+            return False
+    if _pos_sign(pos, 3, y0 - hy, work) <= 0 or _pos_sign(pos, 3, y1 + hy, work) >= 0:
+        work[0], work[1], work[2], work[3], work[4] = pos[3], pos[4], pos[5], hy, -y0
+        if expansion_sign(work[:5]) <= 0:
+            return False
+        work[0], work[1], work[2], work[3], work[4] = y1, hy, -pos[3], -pos[4], -pos[5]
+        if expansion_sign(work[:5]) <= 0:
+            return False
+    return True
+
+
+# ------------------------------------------------------------- the map
+@internal
+def blocks_at(view, col, row):
+    """Does walk cell ``(col, row)`` (world axes) block? Off the map: the outside."""
+    info = view.info
+    th = view.pixels.shape[2]
+    tw = view.pixels.shape[3]
+    i = col // tw
+    j = row // th
+    if i < 0 or j < 0 or i >= info.shape[2] - 2 or j >= info.shape[1] - 2:
+        return view.outside_solid
+    v = info[0, j + 1, i + 1]
+    if v == SOLID:
+        return True
+    if v == MIXED_TILE:
+        k = view.variants[j, i]
+        return view.pixels[0, k, row - j * th, col - i * tw] < 0
+    return False
+
+
+# ------------------------------------------------------------- one obstacle
+@internal
+def _slab(lo, hi, c, d, e, num, at, work):
+    """The shape's extent ``c +- e`` moving at ``d`` against the slab ``[lo, hi]``.
+
+    Writes the numerators of the entry and exit times (``t = N / d``, three
+    terms each) to ``num[at:at + 6]``. Returns 1 (times written), 2 (``d ==
+    0`` and the extents overlap with positive length: always) or 0 (never).
+    """
+    if d == 0.0:
+        if _sign3(c, e, -lo, work) > 0 and _sign3(hi, e, -c, work) > 0:
+            return 2
+        return 0
+    if d > 0.0:
+        num[at], num[at + 1], num[at + 2] = lo, -e, -c
+        num[at + 3], num[at + 4], num[at + 5] = hi, e, -c
+    else:
+        num[at], num[at + 1], num[at + 2] = hi, e, -c
+        num[at + 3], num[at + 4], num[at + 5] = lo, -e, -c
+    return 1
+
+
+@internal
+def _expanded_entry(q, box, ex, ey, num, work):
+    """Entry into the open box ``box`` grown by ``(ex, ey)``; the kind (or -1: never).
+
+    Writes the entry numerator to ``num[12:15]`` and its denominator is
+    returned with the kind: ``(kind, den)``; kind CORNER when both axes enter
+    at the same time, INSIDE when the centre starts in the grown box.
+    """
+    sx = _slab(box[0], box[1], q.x, q.dx, ex, num, 0, work)
+    if sx == 0:
+        return -1, 0.0
+    sy = _slab(box[2], box[3], q.y, q.dy, ey, num, 6, work)
+    if sy == 0:
+        return -1, 0.0
+    if sx == 2 and sy == 2:
+        return INSIDE, 1.0
+    # entry: the later entry; exit: the earlier exit
+    if sx == 2:
+        kind, ein, eout, din, dout = FACE_Y, 6, 9, q.dy, q.dy
+    elif sy == 2:
+        kind, ein, eout, din, dout = FACE_X, 0, 3, q.dx, q.dx
+    else:
+        c = _ratio_cmp(num, 0, q.dx, 6, q.dy, work)
+        kind, ein, din = (FACE_X, 0, q.dx) if c > 0 else (FACE_Y, 6, q.dy)
+        if c == 0:
+            kind = CORNER
+        c = _ratio_cmp(num, 3, q.dx, 9, q.dy, work)
+        eout, dout = (3, q.dx) if c < 0 else (9, q.dy)
+    # penetration needs entry < exit and exit > 0
+    if _ratio_cmp(num, ein, din, eout, dout, work) >= 0:
+        return -1, 0.0
+    if _sign3(num[eout], num[eout + 1], num[eout + 2], work) * _sign(dout) <= 0:
+        return -1, 0.0
+    num[12], num[13], num[14] = num[ein], num[ein + 1], num[ein + 2]
+    if _sign3(num[12], num[13], num[14], work) * _sign(din) < 0:
+        return INSIDE, din
+    return kind, din
+
+
+@internal
+def _dist2_sign(x, y, kx, ky, r, work):
+    """Exact sign of ``(x - kx)**2 + (y - ky)**2 - r**2``."""
+    qx = x - kx
+    qy = y - ky
+    f = qx * qx + qy * qy - r * r
+    if abs(f) > 1e-14 * (qx * qx + qy * qy + r * r) + 1e-300:
+        return _sign(f)
+    gap = work[60:62]
+    gap[0], gap[1] = x, -kx
+    m = _square_into(gap, 2, work, 8)
+    gap[0], gap[1] = y, -ky
+    m = _square_into(gap, 2, work, m)
+    work[m], work[m + 1] = two_prod(-r, r)
+    return expansion_sign(work[8 : m + 2])
+
+
+@internal
+def _corner_time(q, kx, ky, work):
+    """First ``t >= 0`` at which the circle penetrates the disc ``|p - k| < r``; -1: never."""
+    r = q.radius
+    s = _dist2_sign(q.x, q.y, kx, ky, r, work)
+    if s < 0:
+        return 0.0
+    # moving towards k?  d . (c - k) < 0, exactly
+    b = q.dx * (q.x - kx) + q.dy * (q.y - ky)
+    scale = abs(q.dx) * (abs(q.x) + abs(kx)) + abs(q.dy) * (abs(q.y) + abs(ky))
+    if abs(b) <= 8.0 * _U * scale + 1e-300:
+        work[0], work[1] = two_prod(q.dx, q.x)
+        work[2], work[3] = two_prod(-q.dx, kx)
+        work[4], work[5] = two_prod(q.dy, q.y)
+        work[6], work[7] = two_prod(-q.dy, ky)
+        bs = expansion_sign(work[:8])
+    else:
+        bs = _sign(b)
+    if bs >= 0:
+        return -1.0
+    if s == 0:
+        return 0.0
+    # penetrates iff r**2 |d|**2 > cross**2, cross = d x (c - k)
+    qx = q.x - kx
+    qy = q.y - ky
+    a = q.dx * q.dx + q.dy * q.dy
+    cross = q.dx * qy - q.dy * qx
+    disc = a * r * r - cross * cross
+    size = abs(q.dx * qy) + abs(q.dy * qx)
+    c = qx * qx + qy * qy - r * r
+    if abs(disc) <= 1e-3 * (a * r * r + size * size) + 1e-300:
+        # near grazing: the discriminant from its exact terms (its sign exactly)
+        big = np.empty(120)
+        m = _cross_terms(q, kx, ky, big)
+        m = _square_into(big[:m].copy(), m, big, 0)
+        for k in range(m):
+            big[k] = -big[k]
+        rd = np.empty(2)
+        rd[0], rd[1] = two_prod(r, q.dx)
+        m = _square_into(rd, 2, big, m)
+        rd[0], rd[1] = two_prod(r, q.dy)
+        m = _square_into(rd, 2, big, m)
+        if expansion_sign(big[:m]) <= 0:
+            return -1.0
+        disc = _accurate_sum(big, m)
+        # and the start's squared gap to the corner, c = |q|**2 - r**2
+        gap = np.empty(2)
+        gap[0], gap[1] = q.x, -kx
+        m = _square_into(gap, 2, big, 0)
+        gap[0], gap[1] = q.y, -ky
+        m = _square_into(gap, 2, big, m)
+        big[m], big[m + 1] = two_prod(-r, r)
+        c = _accurate_sum(big, m + 2)
+    elif disc <= 0.0:
+        return -1.0
+    t = c / (-b + math.sqrt(disc))
+    return max(t, 0.0)
+
+
+@internal
+def _cross_terms(q, kx, ky, out):
+    """The exact terms of ``d x (c - k)`` into ``out[:8]``; their count."""
+    out[0], out[1] = two_prod(q.dx, q.y)
+    out[2], out[3] = two_prod(-q.dx, ky)
+    out[4], out[5] = two_prod(-q.dy, q.x)
+    out[6], out[7] = two_prod(q.dy, kx)
+    return 8
+
+
+@internal
+def _accurate_sum(terms, n):
+    """The sum of ``terms[:n]`` to about one rounding (Neumaier's compensated sum)."""
+    s = 0.0
+    comp = 0.0
+    for k in range(n):
+        s, e = two_sum(s, terms[k])
+        comp += e
+    return s + comp
+
+
+@internal
+def _span_sign(co, do, bound, d, num, work):
+    """Exact sign of ``co + (N / d) * do - bound`` (``N``: ``num[12:15]``)."""
+    t = _sum3(num[12], num[13], num[14]) / d
+    f = co + t * do - bound
+    if abs(f) > 1e-13 * (abs(co) + abs(t * do) + abs(bound)) + 1e-300:
+        return _sign(f)
+    work[20], work[21] = two_prod(co, d)
+    work[22], work[23] = two_prod(-bound, d)
+    for a in range(3):
+        work[24 + 2 * a], work[25 + 2 * a] = two_prod(num[12 + a], do)
+    return expansion_sign(work[20:30]) * _sign(d)
+
+
+@internal
+def _box_contact(q, box, num, work, out):
+    """A box shape against one cell box; fills ``out`` (a candidate). False: no contact."""
+    kind, den = _expanded_entry(q, box, q.hx, q.hy, num, work)
+    if kind < 0:
+        return False
+    out[_KIND] = kind
+    out[_RAT] = 1.0
+    if kind == INSIDE:
+        out[_T] = 0.0
+        return True
+    out[_A0], out[_A1], out[_A2], out[_DEN] = num[12], num[13], num[14], den
+    out[_T] = max(_sum3(num[12], num[13], num[14]) / den, 0.0)
+    return out[_T] <= q.t_max
+
+
+@internal
+def _circle_contact(q, box, num, work, out):
+    """A circle against one cell box; fills ``out``. False: no contact."""
+    x0, x1, y0, y1 = box[0], box[1], box[2], box[3]
+    r = q.radius
+    out[_RAT] = 1.0
+    # inside: the nearest point of the box is closer than r
+    nx = min(max(q.x, x0), x1)
+    ny = min(max(q.y, y0), y1)
+    if _dist2_sign(q.x, q.y, nx, ny, r, work) < 0:
+        out[_KIND], out[_T] = INSIDE, 0.0
+        return True
+    kind, den = _expanded_entry(q, box, r, r, num, work)
+    if kind < 0:
+        return False
+    t_in = _sum3(num[12], num[13], num[14]) / den if kind != INSIDE else 0.0
+    if t_in > q.t_max:
+        return False
+    entered = kind != INSIDE
+    kx = (x0 if q.x < x0 else x1) if not entered else (x0 if q.dx > 0.0 else x1)
+    ky = (y0 if q.y < y0 else y1) if not entered else (y0 if q.dy > 0.0 else y1)
+    if kind == FACE_X or kind == FACE_Y:
+        # is the centre's entry point within the face's span?  c_o + (N/d) d_o in [lo, hi]
+        co, do, lo, hi, d = (
+            (q.y, q.dy, y0, y1, q.dx) if kind == FACE_X else (q.x, q.dx, x0, x1, q.dy)
+        )
+        side = 0
+        if _span_sign(co, do, lo, d, num, work) < 0:
+            side = -1
+        elif _span_sign(co, do, hi, d, num, work) > 0:
+            side = 1
+        if side == 0:
+            out[_KIND], out[_T] = kind, max(t_in, 0.0)
+            out[_A0], out[_A1], out[_A2], out[_DEN] = num[12], num[13], num[14], den
+            return True
+        if kind == FACE_X:
+            ky = y0 if side < 0 else y1
+        else:
+            kx = x0 if side < 0 else x1
+    elif not entered and (x0 <= q.x <= x1 or y0 <= q.y <= y1):
+        return False  # touching a face from the grown box's inside: handled by the slabs
+    t = _corner_time(q, kx, ky, work)
+    if t < 0.0 or t > q.t_max:
+        return False
+    out[_KIND], out[_T], out[_RAT], out[_KX], out[_KY] = CORNER, t, 0.0, kx, ky
+    return True
+
+
+# ------------------------------------------------------------- the sweep
+@internal
+def _side(cand, t, q, work):
+    """Exact sign of ``T - t``, ``T`` the contact time of ``cand`` (rational, or a disc entry)."""
+    if cand[_RAT] != 0.0:
+        # N / den - t  ~  N - t * den (times the sign of den)
+        work[0], work[1], work[2] = cand[_A0], cand[_A1], cand[_A2]
+        work[3], work[4] = two_prod(-t, cand[_DEN])
+        return expansion_sign(work[:5]) * _sign(cand[_DEN])
+    # the disc of radius r around the corner k: outside it before the closest
+    # approach means before the entry
+    kx, ky = cand[_KX], cand[_KY]
+    pos = work[100:106]
+    _position(q.x, t, q.dx, pos, 0)
+    _position(q.y, t, q.dy, pos, 3)
+    gap = work[106:110]
+    gap[0], gap[1], gap[2], gap[3] = pos[0], pos[1], pos[2], -kx
+    m = _square_into(gap, 4, work, 8)
+    gap[0], gap[1], gap[2], gap[3] = pos[3], pos[4], pos[5], -ky
+    m = _square_into(gap, 4, work, m)
+    work[m], work[m + 1] = two_prod(-q.radius, q.radius)
+    inside = expansion_sign(work[8 : m + 2])
+    # d . (c + t d - k): approaching while negative
+    m = 0
+    for c, d, k in ((q.x, q.dx, kx), (q.y, q.dy, ky)):
+        work[m], work[m + 1] = two_prod(d, c)
+        work[m + 2], work[m + 3] = two_prod(-d, k)
+        p, e = two_prod(t, d)
+        work[m + 4], work[m + 5] = two_prod(p, d)
+        work[m + 6], work[m + 7] = two_prod(e, d)
+        m += 8
+    approaching = expansion_sign(work[:m]) < 0
+    if inside > 0:
+        return 1 if approaching else -1
+    if inside == 0 and approaching:
+        return 0
+    return -1
+
+
+@internal
+def _order(a, b, q, work):
+    """Exact sign of ``T_a - T_b`` unless the two are within one double of each other (then 0).
+
+    Bisects on doubles between the two float estimates, deciding on which
+    side of each midpoint each contact time lies (:func:`_side`).
+    """
+    if a[_RAT] == 0.0 and b[_RAT] == 0.0 and a[_KX] == b[_KX] and a[_KY] == b[_KY]:
+        return 0  # the same corner
+    lo = min(a[_T], b[_T])
+    hi = max(a[_T], b[_T])
+    span = 1e-11 * hi + 1e-300
+    lo, hi = max(lo - span, 0.0), hi + span
+    for _ in range(200):
+        m = 0.5 * (lo + hi)
+        if m <= lo or m >= hi:
+            return 0
+        sa = _side(a, m, q, work)
+        sb = _side(b, m, q, work)
+        if sa != sb:
+            return -1 if sa < sb else 1
+        if sa == 0:
+            return 0
+        if sa > 0:
+            lo = m
+        else:
+            hi = m
+    return 0
+
+
+@internal
+def _earlier(cand, best, cell, best_cell, q, f, work):
+    """Does ``cand`` (at ``cell``) come before ``best`` (at ``best_cell``)? (The tie rule.)"""
+    swap = f.swap
+    if best[_KIND] == _EMPTY:
+        return True
+    ci = cand[_KIND] == INSIDE
+    bi = best[_KIND] == INSIDE
+    if ci != bi:
+        return ci
+    c = 0
+    if not ci:
+        if cand[_RAT] != 0.0 and best[_RAT] != 0.0:
+            num = work[40:46]
+            num[0], num[1], num[2] = cand[_A0], cand[_A1], cand[_A2]
+            num[3], num[4], num[5] = best[_A0], best[_A1], best[_A2]
+            c = _ratio_cmp(num, 0, cand[_DEN], 3, best[_DEN], work)
+        elif abs(cand[_T] - best[_T]) > TIE * (abs(cand[_T]) + abs(best[_T])):
+            c = _sign(cand[_T] - best[_T])
+        else:
+            c = _order(cand, best, q, work)
+    if c != 0:
+        return c < 0
+    # a tie: faces before corners, then the smaller (row, col)
+    cf = cand[_KIND] != CORNER
+    bf = best[_KIND] != CORNER
+    if cf != bf:
+        return cf
+    ca, cb = (cell[1], cell[0]) if swap else (cell[0], cell[1])
+    ba, bb = (best_cell[1], best_cell[0]) if swap else (best_cell[0], best_cell[1])
+    return (cb, ca) < (bb, ba)
+
+
+@internal
+def _column_rows(q, f, col, ex, ey, t_lim, outside_solid):
+    """Rows of column ``col`` the swept shape may cover by ``t_lim``: (first, last, reachable)."""
+    x0 = f.o_major + col * f.s_major
+    x1 = f.o_major + (col + 1) * f.s_major
+    if q.dx > 0.0:
+        ta = (x0 - ex - q.x) / q.dx
+        tb = (x1 + ex - q.x) / q.dx
+    else:
+        ta = (x1 + ex - q.x) / q.dx
+        tb = (x0 - ex - q.x) / q.dx
+    slack = 1e-14 * (abs(x0) + abs(x1) + ex + abs(q.x)) / abs(q.dx) + 1e-300
+    if ta - slack > t_lim:
+        return 0, -1, False
+    t0 = max(ta - slack, 0.0)
+    t1 = min(tb + slack, t_lim)
+    ya = q.y + t0 * q.dy
+    yb = q.y + t1 * q.dy
+    lo = (min(ya, yb) - ey - f.o_minor) / f.s_minor
+    hi = (max(ya, yb) + ey - f.o_minor) / f.s_minor
+    first_row = -1 if outside_solid else 0
+    last_row = f.n_minor if outside_solid else f.n_minor - 1
+    lo = min(max(lo, -4.0), f.n_minor + 4.0)
+    hi = min(max(hi, -4.0), f.n_minor + 4.0)
+    return max(math.floor(lo) - 1, first_row), min(math.floor(hi) + 1, last_row), True
+
+
+@internal
+def _may_reach(q, box, ex, ey, t_lim):
+    """Float filter: can the shape's box, grown by a margin, reach ``box`` by ``t_lim``?
+
+    Conservative (the margin covers the float rounding many times over):
+    False only when no contact with the box can come at or before ``t_lim``.
+    """
+    margin = 1e-11 * (abs(q.x) + abs(q.y) + abs(box[0]) + abs(box[2]) + ex + ey) + 1e-300
+    t0, t1 = 0.0, t_lim * (1.0 + 1e-10) + 1e-300
+    for k in range(2):
+        c, d, lo, hi, e = (
+            (q.x, q.dx, box[0], box[1], ex) if k == 0 else (q.y, q.dy, box[2], box[3], ey)
+        )
+        lo = lo - e - margin
+        hi = hi + e + margin
+        if d == 0.0:
+            if c <= lo or c >= hi:
+                return False
+            continue
+        a = (lo - c) / d
+        b = (hi - c) / d
+        if a > b:
+            a, b = b, a
+        t0 = max(t0, a)
+        t1 = min(t1, b)
+    return t0 <= t1
+
+
+@internal
+def _sweep(view, q, f, buf, cells):
+    """Visit the cells the swept shape may touch, keeping the first contact in ``best``.
+
+    ``buf``: the scratch floats (see :func:`shape_cast`), ``cells``: the
+    candidate's and the best's cells.
+    """
+    work, cand, best, num, box = buf[:160], buf[160:170], buf[170:180], buf[180:196], buf[196:200]
+    cell, best_cell = cells[:2], cells[2:]
+    outside_solid = view.outside_solid
+    circle = q.radius > 0.0
+    ex = q.radius if circle else q.hx
+    ey = q.radius if circle else q.hy
+    step = 1 if q.dx > 0.0 else -1
+    lo_col = -1 if outside_solid else 0
+    hi_col = f.n_major if outside_solid else f.n_major - 1
+    edge = q.x - ex if step > 0 else q.x + ex
+    u = min(max((edge - f.o_major) / f.s_major, -4.0), f.n_major + 4.0)
+    col = math.floor(u) - step
+    col = max(col, lo_col) if step > 0 else min(col, hi_col)
+    while lo_col <= col <= hi_col:
+        t_lim = min(q.t_max, best[_T]) if best[_KIND] != _EMPTY else q.t_max
+        first, last, reachable = _column_rows(q, f, col, ex, ey, t_lim, outside_solid)
+        if not reachable:
+            break
+        box[0] = f.o_major + col * f.s_major
+        box[1] = f.o_major + (col + 1) * f.s_major
+        for row in range(first, last + 1):
+            solid = blocks_at(view, row, col) if f.swap else blocks_at(view, col, row)
+            if not solid:
+                continue
+            box[2] = f.o_minor + row * f.s_minor
+            box[3] = f.o_minor + (row + 1) * f.s_minor
+            t_lim = min(q.t_max, best[_T]) if best[_KIND] != _EMPTY else q.t_max
+            if not _may_reach(q, box, ex, ey, t_lim):
+                continue
+            cand[_KIND] = _EMPTY
+            hit = (
+                _circle_contact(q, box, num, work, cand)
+                if circle
+                else _box_contact(q, box, num, work, cand)
+            )
+            cell[0], cell[1] = col, row
+            if hit and _earlier(cand, best, cell, best_cell, q, f, work):
+                best[:] = cand
+                best_cell[0], best_cell[1] = col, row
+        col += step
+
+
+# ------------------------------------------------------------- bodies
+# A body is a box, a segment or a circle (Bodies). A box body is an obstacle
+# box like a cell's, decided exactly. A circle body is met where the centre
+# reaches distance r + rb (a circle) or where the box reaches it (the circle
+# against the box of the shape's size around the body's centre); those sums
+# are rounded *outwards*, so the contact is at most an ulp early, never late.
+# Segments are decided in float64 with the answer rounded down.
+@internal
+def _up(a, b):
+    """``a + b`` rounded up."""
+    s, e = two_sum(a, b)
+    return np.nextafter(s, np.inf) if e > 0.0 else s
+
+
+@internal
+def _down(a, b):
+    """``a + b`` rounded down."""
+    s, e = two_sum(a, b)
+    return np.nextafter(s, -np.inf) if e < 0.0 else s
+
+
+@internal
+def _point_normal(q, kind, box, t):
+    """Contact point and normal of a face or corner contact with ``box`` at ``t``."""
+    x0, x1, y0, y1 = box[0], box[1], box[2], box[3]
+    cx = q.x + t * q.dx
+    cy = q.y + t * q.dy
+    fx = x0 if q.dx > 0.0 else x1
+    fy = y0 if q.dy > 0.0 else y1
+    s = math.sqrt(0.5)
+    if kind == FACE_X:
+        return fx, min(max(cy, y0), y1), -float(_sign(q.dx)), 0.0
+    if kind == FACE_Y:
+        return min(max(cx, x0), x1), fy, 0.0, -float(_sign(q.dy))
+    if q.radius > 0.0:
+        kx = x0 if cx < x0 else (x1 if cx > x1 else cx)
+        ky = y0 if cy < y0 else (y1 if cy > y1 else cy)
+        nx, ny = cx - kx, cy - ky
+        norm = math.hypot(nx, ny)
+        if norm > 0.0:
+            return kx, ky, nx / norm, ny / norm
+        return kx, ky, -float(_sign(q.dx)) * s, -float(_sign(q.dy)) * s
+    return fx, fy, -float(_sign(q.dx)) * s, -float(_sign(q.dy)) * s
+
+
+@internal
+def _circle_body(q, g, num, box, work, out):
+    """The shape against a circle body ``(cx, cy, rb)``; fills ``out`` (T, KIND, point, normal)."""
+    kx, ky, rb = g[0], g[1], g[2]
+    if q.radius > 0.0:
+        big = _up(q.radius, rb)
+        qq = CastQuery(q.x, q.y, q.dx, q.dy, big, 0.0, 0.0, q.t_max, q.place)
+        if _dist2_sign(q.x, q.y, kx, ky, big, work) < 0:
+            out[_KIND], out[_T] = INSIDE, 0.0
+            return True
+        t = _corner_time(qq, kx, ky, work)
+        if t < 0.0 or t > q.t_max:
+            return False
+        out[_KIND], out[_T] = CORNER, t
+    else:
+        # the body circle against the box of the shape's size around the body
+        box[0], box[1] = _down(kx, -q.hx), _up(kx, q.hx)
+        box[2], box[3] = _down(ky, -q.hy), _up(ky, q.hy)
+        qq = CastQuery(q.x, q.y, q.dx, q.dy, rb, 0.0, 0.0, q.t_max, q.place)
+        if not _circle_contact(qq, box, num, work, out):
+            return False
+        if out[_KIND] == INSIDE:
+            return True
+    t = out[_T]
+    nx, ny = q.x + t * q.dx - kx, q.y + t * q.dy - ky
+    if q.radius == 0.0:
+        # from the body's centre towards the box: the nearest point of the box
+        cx, cy = q.x + t * q.dx, q.y + t * q.dy
+        nx = kx - min(max(kx, cx - q.hx), cx + q.hx)
+        ny = ky - min(max(ky, cy - q.hy), cy + q.hy)
+        nx, ny = -nx, -ny
+    norm = math.hypot(nx, ny)
+    if norm > 0.0:
+        nx, ny = nx / norm, ny / norm
+    out[_A0], out[_A1] = nx, ny
+    out[_KX], out[_KY] = kx + nx * rb, ky + ny * rb
+    return True
+
+
+@internal
+def _segment_side(q, ax, ay, sx, sy, t_max):
+    """Entry of a circle into the band ``|cross(s, p - a)| < r |s|`` within the segment's span.
+
+    Returns ``(t, side)``: -1 when none, ``side`` the sign of the cross product.
+    """
+    length = math.hypot(sx, sy)
+    if length == 0.0:
+        return -1.0, 0.0
+    c0 = sx * (q.y - ay) - sy * (q.x - ax)
+    cd = sx * q.dy - sy * q.dx
+    band = q.radius * length
+    if abs(c0) < band or cd == 0.0 or c0 * cd >= 0.0:
+        return -1.0, 0.0  # in the band already (the ends decide), or never closing in
+    t = (abs(c0) - band) / abs(cd)
+    along = (q.x + t * q.dx - ax) * sx + (q.y + t * q.dy - ay) * sy
+    if t > t_max or along < 0.0 or along > length * length:
+        return -1.0, 0.0
+    return t, 1.0 if c0 > 0.0 else -1.0
+
+
+@internal
+def _segment_circle(q, g, work, out):
+    """A circle against a segment body: the two end discs and the band between them."""
+    ax, ay, bx, by = g[0], g[1], g[2], g[3]
+    sx, sy = bx - ax, by - ay
+    ll = sx * sx + sy * sy
+    u = 0.0 if ll == 0.0 else min(max(((q.x - ax) * sx + (q.y - ay) * sy) / ll, 0.0), 1.0)
+    gx, gy = q.x - (ax + u * sx), q.y - (ay + u * sy)
+    if gx * gx + gy * gy < q.radius * q.radius * (1.0 - 1e-12):
+        out[_KIND], out[_T] = INSIDE, 0.0
+        return True
+    best, kind, kx, ky = -1.0, CORNER, 0.0, 0.0
+    for k in range(2):
+        ex, ey = (ax, ay) if k == 0 else (bx, by)
+        t = _corner_time(q, ex, ey, work)
+        if t >= 0.0 and t <= q.t_max and (best < 0.0 or t < best):
+            best, kx, ky = t, ex, ey
+    t, side = _segment_side(q, ax, ay, sx, sy, q.t_max)
+    if t >= 0.0 and (best < 0.0 or t < best):
+        best, kind = t * (1.0 - 4.0 * _U), FACE_X
+        length = math.hypot(sx, sy)
+        out[_A0], out[_A1] = -side * sy / length, side * sx / length
+        cx, cy = q.x + best * q.dx, q.y + best * q.dy
+        v = min(max(((cx - ax) * sx + (cy - ay) * sy) / ll, 0.0), 1.0)
+        kx, ky = ax + v * sx, ay + v * sy
+    if best < 0.0:
+        return False
+    if kind == CORNER:
+        nx, ny = q.x + best * q.dx - kx, q.y + best * q.dy - ky
+        norm = math.hypot(nx, ny)
+        out[_A0], out[_A1] = (nx / norm, ny / norm) if norm > 0.0 else (0.0, 0.0)
+    out[_KIND], out[_T], out[_KX], out[_KY] = kind, best, kx, ky
+    return True
+
+
+@internal
+def _segment_box(q, g, out):
+    """A box against a segment body: separating axes x, y and the segment's normal (float64)."""
+    ax, ay, bx, by = g[0], g[1], g[2], g[3]
+    nx, ny = ay - by, bx - ax  # the segment's normal (not unit)
+    reach = abs(nx) * q.hx + abs(ny) * q.hy
+    t0, t1, axis = -np.inf, np.inf, -1
+    for k in range(3):
+        if k == 0:
+            c, d, lo, hi = q.x, q.dx, min(ax, bx) - q.hx, max(ax, bx) + q.hx
+        elif k == 1:
+            c, d, lo, hi = q.y, q.dy, min(ay, by) - q.hy, max(ay, by) + q.hy
+        else:
+            if nx == 0.0 and ny == 0.0:
+                continue
+            c, d = nx * q.x + ny * q.y, nx * q.dx + ny * q.dy
+            w = nx * ax + ny * ay
+            lo, hi = w - reach, w + reach
+        if d == 0.0:
+            if c <= lo or c >= hi:
+                return False
+            continue
+        a, b = (lo - c) / d, (hi - c) / d
+        if a > b:
+            a, b = b, a
+        if a > t0:
+            t0, axis = a, k
+        t1 = min(t1, b)
+    if t0 >= t1 or t1 <= 0.0:
+        return False
+    if t0 < 0.0:
+        out[_KIND], out[_T] = INSIDE, 0.0
+        return True
+    if t0 > q.t_max:
+        return False
+    t = t0 * (1.0 - 4.0 * _U)
+    cx, cy = q.x + t * q.dx, q.y + t * q.dy
+    if axis == 0:
+        px, mx, my = (min(ax, bx) if q.dx > 0.0 else max(ax, bx)), -float(_sign(q.dx)), 0.0
+        py = min(max(cy, min(ay, by)), max(ay, by)) if ax == bx else (ay if ax == px else by)
+    elif axis == 1:
+        py, mx, my = (min(ay, by) if q.dy > 0.0 else max(ay, by)), 0.0, -float(_sign(q.dy))
+        px = min(max(cx, min(ax, bx)), max(ax, bx)) if ay == by else (ax if ay == py else bx)
+    else:
+        side = 1.0 if nx * (q.x - ax) + ny * (q.y - ay) > 0.0 else -1.0
+        norm = math.hypot(nx, ny)
+        mx, my = side * nx / norm, side * ny / norm
+        px, py = cx - _sign(mx) * q.hx, cy - _sign(my) * q.hy
+    out[_KIND], out[_T], out[_KX], out[_KY], out[_A0], out[_A1] = (
+        FACE_X if axis != 1 else FACE_Y,
+        t,
+        px,
+        py,
+        mx,
+        my,
+    )
+    return True
+
+
+@internal
+def first_body(q, bodies, t_lim, buf):
+    """The first body the shape meets by ``t_lim``: its index (-1: none); in ``buf[210:220]``."""
+    work, cand, num, box, found = buf[:160], buf[160:170], buf[180:196], buf[196:200], buf[210:220]
+    found[_KIND] = _EMPTY
+    first = -1
+    for k in range(bodies.kinds.shape[0]):
+        kind = bodies.kinds[k]
+        g = bodies.geoms[k]
+        cand[_KIND] = _EMPTY
+        if kind == BOX:
+            box[0], box[1], box[2], box[3] = g[0], g[2], g[1], g[3]
+            hit = (
+                _circle_contact(q, box, num, work, cand)
+                if q.radius > 0.0
+                else _box_contact(q, box, num, work, cand)
+            )
+            if hit and cand[_KIND] != INSIDE:
+                t = _round_down(cand, q, work) if cand[_RAT] != 0.0 else cand[_T]
+                px, py, nx, ny = _point_normal(q, int(cand[_KIND]), box, t)
+                cand[_KX], cand[_KY], cand[_A0], cand[_A1], cand[_T] = px, py, nx, ny, t
+        elif kind == CIRCLE:
+            hit = _circle_body(q, g, num, box, work, cand)
+        elif q.radius > 0.0:
+            hit = _segment_circle(q, g, work, cand)
+        else:
+            hit = _segment_box(q, g, cand)
+        if not hit or cand[_T] > t_lim:
+            continue
+        better = first < 0 or (cand[_KIND] == INSIDE and found[_KIND] != INSIDE)
+        better = better or (found[_KIND] != INSIDE and cand[_T] < found[_T])
+        if better:
+            found[:] = cand
+            first = k
+    return first
+
+
+@internal
+def bodies_overlap(q, bodies, pos, work):
+    """Does the shape at ``pos`` (three terms per axis) overlap a body? (Conservative.)"""
+    px = pos[0] + pos[1] + pos[2]
+    py = pos[3] + pos[4] + pos[5]
+    for k in range(bodies.kinds.shape[0]):
+        kind = bodies.kinds[k]
+        g = bodies.geoms[k]
+        if kind == BOX:
+            if q.radius > 0.0:
+                hit = _circle_overlaps(pos, q.radius, g[0], g[2], g[1], g[3], work)
+            else:
+                hit = _box_overlaps(pos, q.hx, q.hy, g[0], g[2], g[1], g[3], work)
+        elif kind == CIRCLE:
+            if q.radius > 0.0:  # the disc of radius r + rb (up) around the centre, exactly
+                hit = _circle_overlaps(pos, _up(q.radius, g[2]), g[0], g[0], g[1], g[1], work)
+            else:
+                lo_x, hi_x = _down(g[0], -q.hx), _up(g[0], q.hx)
+                lo_y, hi_y = _down(g[1], -q.hy), _up(g[1], q.hy)
+                hit = _circle_overlaps(pos, g[2], lo_x, hi_x, lo_y, hi_y, work)
+        else:
+            hit = _segment_overlaps(q, g, px, py)
+        if hit:
+            return True
+    return False
+
+
+@internal
+def _segment_overlaps(q, g, px, py):
+    """Float64, with a relative margin: does the shape at ``(px, py)`` overlap the segment?"""
+    ax, ay, bx, by = g[0], g[1], g[2], g[3]
+    slack = 4e-15 * (abs(px) + abs(py) + abs(ax) + abs(ay) + abs(bx) + abs(by) + q.radius + q.hx)
+    if q.radius > 0.0:
+        sx, sy = bx - ax, by - ay
+        ll = sx * sx + sy * sy
+        u = 0.0 if ll == 0.0 else min(max(((px - ax) * sx + (py - ay) * sy) / ll, 0.0), 1.0)
+        return math.hypot(px - (ax + u * sx), py - (ay + u * sy)) < q.radius + slack
+    if max(ax, bx) <= px - q.hx - slack or min(ax, bx) >= px + q.hx + slack:
+        return False
+    if max(ay, by) <= py - q.hy - slack or min(ay, by) >= py + q.hy + slack:
+        return False
+    nx, ny = ay - by, bx - ax
+    w = nx * (px - ax) + ny * (py - ay)
+    reach = abs(nx) * q.hx + abs(ny) * q.hy
+    return abs(w) < reach + slack * (abs(nx) + abs(ny))
+
+
+# ------------------------------------------------------------- placing the shape
+@internal
+def overlaps_at(view, q, f, pos, work):
+    """Exactly: does the shape at ``pos`` (local frame; x terms 0..2, y 3..5) overlap a cell?"""
+    circle = q.radius > 0.0
+    ex = q.radius if circle else q.hx
+    ey = q.radius if circle else q.hy
+    px = pos[0] + pos[1] + pos[2]
+    py = pos[3] + pos[4] + pos[5]
+    c0 = math.floor(min(max((px - ex - f.o_major) / f.s_major, -4.0), f.n_major + 4.0)) - 1
+    c1 = math.floor(min(max((px + ex - f.o_major) / f.s_major, -4.0), f.n_major + 4.0)) + 1
+    r0 = math.floor(min(max((py - ey - f.o_minor) / f.s_minor, -4.0), f.n_minor + 4.0)) - 1
+    r1 = math.floor(min(max((py + ey - f.o_minor) / f.s_minor, -4.0), f.n_minor + 4.0)) + 1
+    for col in range(max(c0, -1), min(c1, f.n_major) + 1):
+        x0 = f.o_major + col * f.s_major
+        x1 = f.o_major + (col + 1) * f.s_major
+        for row in range(max(r0, -1), min(r1, f.n_minor) + 1):
+            solid = blocks_at(view, row, col) if f.swap else blocks_at(view, col, row)
+            if not solid:
+                continue
+            y0 = f.o_minor + row * f.s_minor
+            y1 = f.o_minor + (row + 1) * f.s_minor
+            if circle:
+                if _circle_overlaps(pos, q.radius, x0, x1, y0, y1, work):
+                    return True
+            elif _box_overlaps(pos, q.hx, q.hy, x0, x1, y0, y1, work):
+                return True
+    return False
+
+
+@internal
+def _settle(view, q, f, t, exact, work, pos, bodies):
+    """Round ``t`` down until the shape at ``c + t d`` overlaps nothing; ``exact``: that point
+    taken exactly, else its float64 rounding. Returns ``(t, x, y)`` (x, y the float64 centre).
+    """
+    for k in range(200):
+        x = q.x + t * q.dx
+        y = q.y + t * q.dy
+        if exact:
+            _position(q.x, t, q.dx, pos, 0)
+            _position(q.y, t, q.dy, pos, 3)
+        else:
+            pos[0], pos[1], pos[2], pos[3], pos[4], pos[5] = x, 0.0, 0.0, y, 0.0, 0.0
+        if t <= 0.0 or not (
+            overlaps_at(view, q, f, pos, work) or bodies_overlap(q, bodies, pos, work)
+        ):
+            return t, x, y
+        # one ulp at first, then steps that double (a few ulps suffice in practice)
+        t = max(min(np.nextafter(t, -np.inf), t * (1.0 - _U * 2.0 ** min(k, 60))), 0.0)
+    return 0.0, q.x, q.y
+
+
+@internal
+def _round_down(best, q, work):
+    """The winner's ``t``, rounded down to at most its exact value."""
+    t = best[_T]
+    if best[_RAT] != 0.0 and best[_KIND] != INSIDE:
+        # t * den <= N when den > 0 (>= when den < 0), exactly
+        den = best[_DEN]
+        for _ in range(8):
+            work[0], work[1], work[2] = best[_A0], best[_A1], best[_A2]
+            work[3], work[4] = two_prod(-t, den)
+            if t <= 0.0 or expansion_sign(work[:5]) * _sign(den) >= 0:
+                break
+            t = max(np.nextafter(t, -np.inf), 0.0)
+    return t
+
+
+@internal
+def _distance(t, dx, dy, work, p):
+    """``t * |(dx, dy)|`` rounded down: ``dist**2 <= t**2 (dx**2 + dy**2)`` exactly."""
+    dist = t * math.hypot(dx, dy)
+    for _ in range(8):
+        work[0], work[1] = two_prod(-dist, dist)
+        p[0], p[1] = two_prod(t, dx)
+        m = _square_into(p, 2, work, 2)
+        p[0], p[1] = two_prod(t, dy)
+        m = _square_into(p, 2, work, m)
+        if dist <= 0.0 or expansion_sign(work[:m]) >= 0:
+            break
+        dist = np.nextafter(dist, 0.0)
+    return dist
+
+
+@internal
+def _sticks_out(view, q, f, work):
+    """Outside solid: does the shape start partly beyond the map? ``(yes, col, row)`` there."""
+    if not view.outside_solid:
+        return False, -1, -1
+    circle = q.radius > 0.0
+    ex = q.radius if circle else q.hx
+    ey = q.radius if circle else q.hy
+    col = math.floor(min(max((q.x - f.o_major) / f.s_major, -1.0), f.n_major))
+    row = math.floor(min(max((q.y - f.o_minor) / f.s_minor, -1.0), f.n_minor))
+    out = False
+    if _sign3(q.x, -ex, -f.o_major, work) < 0:
+        out, col = True, -1
+    elif _sign3(q.x, ex, -(f.o_major + f.n_major * f.s_major), work) > 0:
+        out, col = True, f.n_major
+    if _sign3(q.y, -ey, -f.o_minor, work) < 0:
+        out, row = True, -1
+    elif _sign3(q.y, ey, -(f.o_minor + f.n_minor * f.s_minor), work) > 0:
+        out, row = True, f.n_minor
+    return out, col, row
+
+
+@njit(cache=True)
+def shape_cast(view, q, f, bodies):
+    """Cast the shape of ``q`` (local frame ``f``: the caller swapped x and y when ``f.swap``).
+
+    ``bodies``: the candidate bodies (local frame). Returns the fields of a
+    :class:`CastHit`, in order, as a plain tuple (boxing a named tuple costs
+    a class lookup per call), in the *local* frame (the caller swaps back);
+    ``body`` the index of the body met, -1 for a cell.
+    """
+    h = _cast(view, q, f, bodies)
+    return (h.status, h.t, h.distance, h.x, h.y, h.normal_x, h.normal_y, h.col, h.row,
+            h.inside, h.kind, h.end_x, h.end_y, h.t_end, h.body)  # fmt: skip
+
+
+@internal
+def _cast(view, q, f, bodies):
+    """The cast of :func:`shape_cast`, as a :class:`CastHit`."""
+    # one scratch buffer: work 0..159, candidate 160..169, best 170..179, the
+    # slab numerators 180..195, a cell box 196..199, a position 200..205,
+    # 206..207, the best body 210..219
+    buf = np.empty(220)
+    buf[160 + _KIND] = _EMPTY
+    buf[170 + _KIND] = _EMPTY
+    cells = np.zeros(4, dtype=np.int64)
+    work, best, pos = buf[:160], buf[170:180], buf[200:206]
+    nan = math.nan
+    stuck, col, row = _sticks_out(view, q, f, work)
+    if stuck:
+        return CastHit(1, 0.0, 0.0, q.x, q.y, 0.0, 0.0, col, row, True, INSIDE, q.x, q.y, 0.0, -1)
+    _sweep(view, q, f, buf, cells)
+    t_lim = q.t_max if best[_KIND] == _EMPTY else best[_T]
+    body = first_body(q, bodies, t_lim, buf)
+    if body >= 0 and (best[_KIND] == _EMPTY or _body_first(buf[210:220], best)):
+        return _body_answer(view, q, f, buf, body, bodies)
+    if best[_KIND] == _EMPTY:
+        if math.isinf(q.t_max) or not q.place:
+            return CastHit(0, nan, nan, nan, nan, 0.0, 0.0, -1, -1, False, -1, nan, nan, nan, -1)
+        t_end, ex, ey = _settle(view, q, f, q.t_max, False, work, pos, bodies)
+        return CastHit(0, nan, nan, nan, nan, 0.0, 0.0, -1, -1, False, -1, ex, ey, t_end, -1)
+    return _answer(view, q, f, best, cells[2:], buf, bodies)
+
+
+@internal
+def _body_first(body, cell):
+    """Does the body contact come strictly before the cell's? (A tie goes to the cell.)"""
+    if cell[_KIND] == INSIDE:
+        return False
+    if body[_KIND] == INSIDE:
+        return True
+    return body[_T] < cell[_T] * (1.0 - TIE)
+
+
+@internal
+def _body_answer(view, q, f, buf, body, bodies):
+    """The CastHit of a body contact (``buf[210:220]``: its candidate, point and normal set)."""
+    work, pos, b = buf[:160], buf[200:206], buf[210:220]
+    if b[_KIND] == INSIDE:
+        return CastHit(1, 0.0, 0.0, q.x, q.y, 0.0, 0.0, -1, -1, True, INSIDE, q.x, q.y, 0.0, body)
+    t, ex, ey = _settle(view, q, f, b[_T], True, work, pos, bodies)
+    t_end = t
+    if q.place:
+        t_end, ex, ey = _settle(view, q, f, t, False, work, pos, bodies)
+    dist = _distance(t, q.dx, q.dy, work, buf[206:208])
+    kind = int(b[_KIND])
+    return CastHit(1, t, dist, b[_KX], b[_KY], b[_A0], b[_A1], -1, -1, False, kind, ex, ey,
+                   t_end, body)  # fmt: skip
+
+
+@internal
+def _answer(view, q, f, best, best_cell, buf, bodies):
+    """Build the CastHit of the winning contact ``best``."""
+    work, pos = buf[:160], buf[200:206]
+    kind = int(best[_KIND])
+    col, row = best_cell[0], best_cell[1]
+    x0 = f.o_major + col * f.s_major
+    x1 = f.o_major + (col + 1) * f.s_major
+    y0 = f.o_minor + row * f.s_minor
+    y1 = f.o_minor + (row + 1) * f.s_minor
+    if kind == INSIDE:
+        return CastHit(1, 0.0, 0.0, q.x, q.y, 0.0, 0.0, col, row, True, INSIDE, q.x, q.y, 0.0, -1)
+    t = _round_down(best, q, work)
+    t, ex, ey = _settle(view, q, f, t, True, work, pos, bodies)
+    t_end = t
+    if q.place:
+        t_end, ex, ey = _settle(view, q, f, t, False, work, pos, bodies)
+    cx = q.x + t * q.dx
+    cy = q.y + t * q.dy
+    fx = x0 if q.dx > 0.0 else x1
+    fy = y0 if q.dy > 0.0 else y1
+    if kind == FACE_X:
+        px, py, nx, ny = fx, min(max(cy, y0), y1), -float(_sign(q.dx)), 0.0
+    elif kind == FACE_Y:
+        px, py, nx, ny = min(max(cx, x0), x1), fy, 0.0, -float(_sign(q.dy))
+    elif q.radius > 0.0:
+        px, py = best[_KX], best[_KY]
+        nx, ny = cx - px, cy - py
+        norm = math.hypot(nx, ny)
+        if norm > 0.0:
+            nx, ny = nx / norm, ny / norm
+        else:
+            nx, ny = -float(_sign(q.dx)) * math.sqrt(0.5), -float(_sign(q.dy)) * math.sqrt(0.5)
+    else:
+        px, py = fx, fy
+        nx, ny = -float(_sign(q.dx)) * math.sqrt(0.5), -float(_sign(q.dy)) * math.sqrt(0.5)
+    dist = _distance(t, q.dx, q.dy, work, buf[206:208])
+    return CastHit(1, t, dist, px, py, nx, ny, col, row, False, kind, ex, ey, t_end, -1)
+
+
+def shape_cast_signature() -> tuple[object, ...]:
+    """The one signature :func:`shape_cast` is compiled for: a WalkMap, a CastQuery, a Frame.
+
+    The engine calls the compiled entry point directly (no type dispatch), so
+    it passes exactly these types: float64 fields as floats, ints as ints,
+    C-contiguous arrays.
+    """
+    from numba import typeof
+
+    from tilecast._walkspec import WalkMap
+
+    view = WalkMap(
+        np.zeros((4, 3, 3), np.int8), np.zeros((1, 1), np.int32),
+        np.zeros((4, 1, 1, 1), np.int8), False, 0, 0.0, 0.0, 1.0, 1.0,
+    )  # fmt: skip
+    query = CastQuery(0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, True)
+    frame = Frame(0.0, 1.0, 1, 0.0, 1.0, 1, False)
+    bodies = Bodies(np.zeros(0, np.int64), np.zeros((0, 4)))
+    return (typeof(view), typeof(query), typeof(frame), typeof(bodies))
