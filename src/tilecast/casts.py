@@ -101,7 +101,7 @@ def _cast(
 
 def _hit(point: Any, normal: Any, distance: float, cell: Any, inside: bool, pixel: Any,
          body: int | None) -> Hit:  # fmt: skip
-    """A Hit of checked fields (a body's has ``cell == (-1, -1)``, as the ray queries')."""
+    """Return a Hit of checked fields (a body's has ``cell == (-1, -1)``, as the rays' do)."""
     return tuple.__new__(Hit, (point, normal, distance, cell, inside, pixel, body))
 
 
