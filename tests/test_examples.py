@@ -138,7 +138,15 @@ def test_pygame_bullets_headless(tmp_path):
     assert fired == math.ceil(90 / 4)  # one automatic shot every 4 frames
     assert 0 < flying < fired
     assert bounces > 0 and stopped > 0
+    glass, enemies = map(
+        int, re.search(r"stopped on glass: (\d+), enemies hit: (\d+)", text).groups()
+    )
+    assert glass > 0  # the windows stop bullets (while the light passes them)
+    assert enemies > 0  # bullets stop on the enemies (bodies= in raycast)
     assert "bullets found inside a wall: 0" in text
+    slid = int(re.search(r"frames the player slid along something: (\d+)", text).group(1))
+    assert slid > 0  # the scripted walk runs into walls and slides
+    assert "shapes found overlapping a wall: 0" in text  # move_and_slide never ends inside
     # The light and the bullets are drawn over the plain map: more than its 2 colours.
     with Image.open(out) as image:
         colours = {tuple(c) for c in np.asarray(image.convert("RGB")).reshape(-1, 3)}
