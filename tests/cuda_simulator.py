@@ -164,6 +164,24 @@ def test_scan_many(rng, walls):
                  tilecast.scan_many(free, poses, angles, math.inf))  # fmt: skip
 
 
+def test_scan_many_on_a_stack(rng, walls):
+    layers = np.stack([walls.astype(np.uint32), np.roll(walls, 2, axis=1) * np.uint32(2)])
+    stack = tilecast.GridStack(layers, outside="solid")
+    poses = np.stack([np.column_stack([rng.uniform(0, 9, 4), rng.uniform(0, 7, 4),
+                                       rng.uniform(-4, 4, 4)]) for _ in range(2)])  # fmt: skip
+    poses[0, 0] = (4.0, 3.0, np.pi / 4)  # a lattice point, 45 degrees
+    angles = np.linspace(-np.pi, np.pi, 7)
+    for mask in (tilecast.ALL_LAYERS, 2):
+        cpu = tilecast.scan_many(stack, poses, angles, 5.0, mask=mask)
+        gpu = tc.scan_many(stack, _device(poses), angles, 5.0, mask=mask).copy_to_host()
+        assert _same(gpu, cpu)
+    stack.set_layers(1, (0, 0), 2)  # an edit: the device copy follows
+    cpu = tilecast.scan_many(stack, poses, angles, 5.0)
+    assert _same(tc.scan_many(stack, _device(poses), angles, 5.0).copy_to_host(), cpu)
+    with pytest.raises(ValueError, match="poses"):
+        tc.scan_many(stack, _device(poses[:1]), angles, 5.0)
+
+
 def test_scan_on_a_tile_map(rng):
     tiles = TileSet([np.eye(3, dtype=bool), np.ones((3, 3), dtype=bool)])
     tmap = TileMap(rng.integers(-1, 2, (4, 4)), tiles, tile_size=0.5, outside="solid")

@@ -43,15 +43,17 @@ from tilecast._validate import (
     as_angles,
     as_choice_index,
     as_flag,
+    as_mask,
     as_max_distance,
     as_max_range,
     as_observed,
     as_range_dtype,
 )
-from tilecast._walkmap import walk_map
+from tilecast._walkmap import stack_walk_map, walk_map
 from tilecast._walkspec import ALL_LAYERS, DIAGONAL_GAPS, FirstHits, RayBatch, WalkMap
 from tilecast.grid import Grid, check_map
 from tilecast.results import Hits
+from tilecast.stack import GridStack
 from tilecast.tiles import TileMap
 
 _cuda: Any = _numba_cuda  # numba-cuda is untyped
@@ -224,6 +226,7 @@ def raycast_many(
     [1.5]
     """
     name = "raycast_many"
+    _no_stack(grid, "raycast_many")
     world: Any = check_map(grid, mask)
     gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
     ignore = as_flag("ignore_start", ignore_start)
@@ -304,7 +307,7 @@ def _finish_rays(
 
 # --------------------------------------------------------------- scan_many
 def scan_many(
-    grid: Grid | TileMap | np.ndarray,
+    grid: Grid | TileMap | GridStack | np.ndarray,
     poses: Any,
     angles: Any,
     max_range: float,
@@ -317,8 +320,11 @@ def scan_many(
 
     Parameters
     ----------
-    grid : Grid, TileMap or 2D bool array
+    grid : Grid, TileMap, GridStack or 2D bool array
         The map (on the host; copied to the device once per edit and mask).
+        On a :class:`~tilecast.GridStack` of B maps, ``poses`` is
+        ``(B, P, 3)`` and the ranges ``(B, P, R)``: map b's are exactly
+        :func:`tilecast.scan_many`'s on the stack (one launch per map).
     poses : CUDA array of float64, shape (P, 3)
     angles : array of float64, shape (B,)
         On the host or the device (it is small; checked on the host).
@@ -344,6 +350,8 @@ def scan_many(
     >>> tc.scan_many(grid, poses, [0.0, np.pi], 10.0).copy_to_host().tolist()  # doctest: +SKIP
     [[2.5, 1.5]]
     """
+    if type(grid) is GridStack:
+        return _stack_scan(grid, poses, angles, max_range, out, dtype, mask)
     world, d_poses, angle_array, limit = _scan_input(grid, poses, angles, max_range, mask,
                                                      "scan_many")  # fmt: skip
     shape = (d_poses.shape[0], len(angle_array))
@@ -370,9 +378,70 @@ def scan_many(
     return _as_library(result, poses)
 
 
+def _stack_scan(
+    stack: GridStack, poses: Any, angles: Any, max_range: Any, out: Any, dtype: Any, mask: Any
+) -> Any:
+    """``scan_many`` on a ``GridStack``: poses ``(B, P, 3)`` on the device, ranges ``(B, P, R)``.
+
+    The stacked clearance maps go to the device once per edit and mask; each
+    map's beams are one launch on its own map, bit for bit the CPU's.
+    """
+    bits = as_mask(mask)
+    d_poses = _as_device("poses", poses, "scan_many")
+    count = len(stack)
+    _check_float_array("poses", d_poses, (count, None, 3))
+    if _on_device(angles):
+        angles = _view(angles).copy_to_host()
+    angle_array = as_angles(angles)
+    limit = as_max_range(max_range)
+    shape = (count, d_poses.shape[1], len(angle_array))
+    arrays = {"poses": poses} if out is None else {"poses": poses, "out": out}
+    with _one_device(arrays):
+        if out is None:
+            result = _cuda.device_array(shape, as_range_dtype(dtype))
+        else:
+            result = _as_device("out", out, "scan_many")
+            if result.dtype not in (np.float32, np.float64) or tuple(result.shape) != shape:
+                raise ValueError(
+                    f"out must be a float32 or float64 CUDA array of shape {shape}, got "
+                    f"{result.dtype} {tuple(result.shape)}"
+                )
+            if not result.is_c_contiguous():
+                raise ValueError("out must be C-contiguous")
+        device = getattr(_cuda.get_current_device(), "id", 0)
+
+        def build(stack: GridStack) -> tuple[WalkMap, Any]:
+            data = stack.walk_maps(bits)
+            template = stack_walk_map(stack, data)
+            template = template._replace(variants=_cuda.to_device(template.variants),
+                                         pixels=_cuda.to_device(template.pixels))  # fmt: skip
+            return template, _cuda.to_device(data.values)
+
+        template, d_values = stack.snapshot(("cuda", device, bits), build)
+        for b in range(count):
+            flat = result[b].reshape(-1)
+            if flat.shape[0]:
+                _cast_beams_on(template._replace(info=d_values[b]),
+                               lambda b=b: stack.map_for(b, bits), d_poses[b], angle_array,
+                               limit, flat)  # fmt: skip
+    if out is not None:
+        return out
+    return _as_library(result, poses)
+
+
+def _no_stack(grid: Any, function: str) -> None:
+    """Refuse a ``GridStack`` where the device call has no stack path yet (naming ``grid``)."""
+    if type(grid) is GridStack:
+        raise TypeError(
+            f"grid: tilecast.cuda.{function} takes a Grid or a TileMap; on a GridStack the "
+            f"device has scan_many (tilecast.{function} runs stacks on the CPU)"
+        )
+
+
 def _scan_input(
     grid: Any, poses: Any, angles: Any, max_range: Any, mask: Any, function: str
 ) -> tuple[Any, Any, NDArray[np.float64], float]:
+    _no_stack(grid, function)
     world = check_map(grid, mask)
     d_poses = _as_device("poses", poses, function)
     _check_float_array("poses", d_poses, (None, 3))
@@ -387,10 +456,16 @@ def _cast_beams(
     world: Any, d_poses: Any, angle_array: NDArray[np.float64], limit: float, flat: Any
 ) -> None:
     """Cast every beam into ``flat`` (P * B,) on the current device; flagged beams on the CPU."""
+    if flat.shape[0]:
+        _cast_beams_on(_device_map(world)[0], lambda: world, d_poses, angle_array, limit, flat)
+
+
+def _cast_beams_on(
+    view: WalkMap, cpu_world: Any, d_poses: Any, angle_array: NDArray[np.float64],
+    limit: float, flat: Any,
+) -> None:  # fmt: skip
+    """Cast on the device map ``view``; ``cpu_world()`` gives the map for the flagged beams."""
     n = flat.shape[0]
-    if n == 0:
-        return
-    view, _ = _device_map(world)
     d_angles = _cuda.to_device(angle_array)
     status = _cuda.device_array(n, np.uint8)
     unsafe = _cuda.to_device(np.zeros(1, np.int64))
@@ -402,6 +477,7 @@ def _cast_beams(
     from tilecast.batch import scan_many as cpu_scan_many
 
     n_beams = len(angle_array)
+    world = cpu_world()
     for k in np.flatnonzero(status.copy_to_host()).tolist():
         q, b = divmod(k, n_beams)
         pose = d_poses[q].copy_to_host()

@@ -87,6 +87,7 @@ class GridStack:
         "_layers_view",
         "_origin",
         "_outside",
+        "_snapshots",
         "_tile_size",
         "_version",
     )
@@ -111,6 +112,7 @@ class GridStack:
         self._outside = as_choice("outside", outside, OUTSIDE_POLICIES)
         self._version = 0
         self._accel: dict[int, Any] = {}  # per mask: (solid, clearance), built on first use
+        self._snapshots: dict[Any, tuple[int, Any]] = {}  # key: (version, value)
         self._edit_lock = threading.RLock()
         self._edit_seq = 0
 
@@ -253,6 +255,31 @@ class GridStack:
                     data = StackClearance(self._layers, mask, self._outside == "solid")
                     self._accel[mask] = data
         return data
+
+    def snapshot(self, key: Any, build: Callable[[GridStack], _T]) -> _T:
+        """Return data made from one state of the stack, rebuilt on first use after each edit.
+
+        As :meth:`World.snapshot <tilecast.World.snapshot>`: ``build(self)``
+        runs with no edit in progress and its value is kept until
+        :attr:`version` moves (the GPU calls keep their device copies so).
+
+        Examples
+        --------
+        >>> from tilecast import GridStack
+        >>> stack = GridStack([[[0, 0]]])
+        >>> stack.snapshot("cells seen", lambda s: int(s.solid.sum()))
+        0
+        >>> stack.set_layers(0, (1, 0), 1)
+        >>> stack.snapshot("cells seen", lambda s: int(s.solid.sum()))
+        1
+        """
+        cached = self._snapshots.get(key)
+        if cached is not None and cached[0] == self._version and not self._edit_seq & 1:
+            return cached[1]  # type: ignore[no-any-return]
+        with self._edit_lock:
+            value = build(self)
+            self._snapshots[key] = (self._version, value)
+            return value
 
     def map_for(self, b: int, mask: int) -> Grid:
         """Return map ``b`` as a new ``Grid`` of the cells that block ``mask``.
