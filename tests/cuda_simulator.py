@@ -180,6 +180,17 @@ def test_scan_many_on_a_stack(rng, walls):
     assert _same(tc.scan_many(stack, _device(poses), angles, 5.0).copy_to_host(), cpu)
     with pytest.raises(ValueError, match="poses"):
         tc.scan_many(stack, _device(poses[:1]), angles, 5.0)
+    observed = np.stack([np.full(len(angles), 2.0), np.linspace(0.5, 4.0, len(angles))])
+    table = rng.uniform(0.01, 1.0, (41, 41))
+    model = BeamModel(0.7, 0.1, 0.1, 0.1, sigma_hit=0.5, lambda_short=0.5)
+    for options in ({"table": table, "table_resolution": 0.125}, {"model": model}):
+        cpu = tilecast.scan_likelihood(stack, poses, angles, observed, max_range=5.0, mask=2,
+                                       **options)  # fmt: skip
+        gpu = tc.scan_likelihood(stack, _device(poses), angles, observed, max_range=5.0, mask=2,
+                                 **options)  # fmt: skip
+        assert _same(gpu.copy_to_host(), cpu)
+    with pytest.raises(TypeError, match="grid"):
+        tc.raycast_many(stack, _device(poses[0, :, :2]), _device(poses[0, :, :2]))
 
 
 def test_scan_on_a_tile_map(rng):

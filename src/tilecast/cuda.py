@@ -48,6 +48,7 @@ from tilecast._validate import (
     as_max_range,
     as_observed,
     as_range_dtype,
+    as_real_array,
 )
 from tilecast._walkmap import stack_walk_map, walk_map
 from tilecast._walkspec import ALL_LAYERS, DIAGONAL_GAPS, FirstHits, RayBatch, WalkMap
@@ -408,16 +409,7 @@ def _stack_scan(
                 )
             if not result.is_c_contiguous():
                 raise ValueError("out must be C-contiguous")
-        device = getattr(_cuda.get_current_device(), "id", 0)
-
-        def build(stack: GridStack) -> tuple[WalkMap, Any]:
-            data = stack.walk_maps(bits)
-            template = stack_walk_map(stack, data)
-            template = template._replace(variants=_cuda.to_device(template.variants),
-                                         pixels=_cuda.to_device(template.pixels))  # fmt: skip
-            return template, _cuda.to_device(data.values)
-
-        template, d_values = stack.snapshot(("cuda", device, bits), build)
+        template, d_values = _device_stack(stack, bits)
         for b in range(count):
             flat = result[b].reshape(-1)
             if flat.shape[0]:
@@ -429,19 +421,33 @@ def _stack_scan(
     return _as_library(result, poses)
 
 
+def _device_stack(stack: GridStack, bits: int) -> tuple[WalkMap, Any]:
+    """Return map 0's device view and the stacked clearance on the device: once per edit."""
+    device = getattr(_cuda.get_current_device(), "id", 0)
+
+    def build(stack: GridStack) -> tuple[WalkMap, Any]:
+        data = stack.walk_maps(bits)
+        template = stack_walk_map(stack, data)
+        template = template._replace(variants=_cuda.to_device(template.variants),
+                                     pixels=_cuda.to_device(template.pixels))  # fmt: skip
+        return template, _cuda.to_device(data.values)
+
+    return stack.snapshot(("cuda", device, bits), build)
+
+
 def _no_stack(grid: Any, function: str) -> None:
     """Refuse a ``GridStack`` where the device call has no stack path yet (naming ``grid``)."""
     if type(grid) is GridStack:
         raise TypeError(
             f"grid: tilecast.cuda.{function} takes a Grid or a TileMap; on a GridStack the "
-            f"device has scan_many (tilecast.{function} runs stacks on the CPU)"
+            f"device has scan_many and scan_likelihood (tilecast.{function} runs stacks on "
+            "the CPU)"
         )
 
 
 def _scan_input(
     grid: Any, poses: Any, angles: Any, max_range: Any, mask: Any, function: str
 ) -> tuple[Any, Any, NDArray[np.float64], float]:
-    _no_stack(grid, function)
     world = check_map(grid, mask)
     d_poses = _as_device("poses", poses, function)
     _check_float_array("poses", d_poses, (None, 3))
@@ -540,6 +546,9 @@ def scan_likelihood(
     >>> np.round(ll.copy_to_host(), 4).tolist()  # doctest: +SKIP
     [-1.3863]
     """
+    if type(grid) is GridStack:
+        return _stack_likelihood(grid, poses, angles, observed, max_range, model, table,
+                                 table_resolution, out, mask)  # fmt: skip
     from tilecast.mapping import LikelihoodField
     from tilecast.sensor import BeamModel, beam_evaluator, table_terms
     from tilecast.sensor import scan_likelihood as cpu_scan_likelihood
@@ -594,6 +603,85 @@ def scan_likelihood(
             args = (ranges, n_beams, _cuda.to_device(log_rows), _cuda.to_device(row_of_beam),
                     step, last, result)  # fmt: skip
             gpu.launch(gpu.table_sums, n_poses, args)
+    if out is not None:
+        return out
+    return _as_library(result, poses)
+
+
+def _stack_likelihood(
+    stack: GridStack, poses: Any, angles: Any, observed: Any, max_range: Any, model: Any,
+    table: Any, table_resolution: Any, out: Any, mask: Any,
+) -> Any:  # fmt: skip
+    """``scan_likelihood`` on a ``GridStack``: poses (B, N, 3) on the device, answers (B, N).
+
+    The beams of each map are cast on its own device map (one launch per
+    map), then evaluated as the single-map call evaluates them: a table's
+    sums on the device, a beam model by the CPU kernel. Bit for bit the CPU
+    call on the stack.
+    """
+    from tilecast.sensor import BeamModel, beam_evaluator, table_terms
+    from tilecast.sensor import scan_likelihood as cpu_scan_likelihood
+
+    bits = as_mask(mask)
+    d_poses = _as_device("poses", poses, "scan_likelihood")
+    count = len(stack)
+    _check_float_array("poses", d_poses, (count, None, 3))
+    if _on_device(angles):
+        angles = _view(angles).copy_to_host()
+    if _on_device(observed):
+        observed = _view(observed).copy_to_host()
+    if _on_device(table):
+        table = _view(table).copy_to_host()
+    angle_array = as_angles(angles)
+    limit = as_max_range(max_range)
+    n_poses, n_beams = d_poses.shape[1], len(angle_array)
+    arrays = {"poses": poses} if out is None else {"poses": poses, "out": out}
+    with _one_device(arrays):
+        if out is None:
+            result = _cuda.device_array((count, n_poses))
+        else:
+            result = _as_device("out", out, "scan_likelihood")
+            if result.dtype != np.float64 or tuple(result.shape) != (count, n_poses):
+                raise ValueError(
+                    f"out must be a float64 CUDA array of shape ({count}, {n_poses}), got "
+                    f"{result.dtype} {tuple(result.shape)}"
+                )
+        with_table = model is None and table is not None
+        with_model = (
+            isinstance(model, BeamModel)
+            and table is None
+            and table_resolution is None
+            and limit != math.inf
+        )
+        if not (with_table or with_model) or n_poses * n_beams == 0:
+            # no rays to cast (or the CPU call's own error): the CPU call, on host poses
+            answer = cpu_scan_likelihood(stack, d_poses.copy_to_host(), angle_array, observed,
+                                         max_range=limit, model=model, table=table,
+                                         table_resolution=table_resolution,
+                                         mask=bits)  # fmt: skip
+            result.copy_to_device(answer)
+        else:
+            readings = as_real_array("observed", observed)
+            if readings.shape != (count, n_beams):
+                raise ValueError(f"observed must have shape ({count}, {n_beams}) on a stack "
+                                 f"(one scan per map), got {readings.shape}")  # fmt: skip
+            template, d_values = _device_stack(stack, bits)
+            gpu = _gpu()
+            for b in range(count):
+                row = as_observed(readings[b], n_beams)
+                ranges = _cuda.device_array(n_poses * n_beams)
+                _cast_beams_on(template._replace(info=d_values[b]),
+                               lambda b=b: stack.map_for(b, bits), d_poses[b], angle_array,
+                               limit, ranges)  # fmt: skip
+                if model is not None:
+                    answer = np.empty(n_poses)
+                    beam_evaluator(model, row, limit, n_beams)(ranges.copy_to_host(), answer)
+                    result[b].copy_to_device(answer)
+                else:
+                    log_rows, row_of_beam, step, last = table_terms(table, table_resolution, row)
+                    args = (ranges, n_beams, _cuda.to_device(log_rows),
+                            _cuda.to_device(row_of_beam), step, last, result[b])  # fmt: skip
+                    gpu.launch(gpu.table_sums, n_poses, args)
     if out is not None:
         return out
     return _as_library(result, poses)
