@@ -189,8 +189,23 @@ def test_scan_many_on_a_stack(rng, walls):
         gpu = tc.scan_likelihood(stack, _device(poses), angles, observed, max_range=5.0, mask=2,
                                  **options)  # fmt: skip
         assert _same(gpu.copy_to_host(), cpu)
-    with pytest.raises(TypeError, match="grid"):
-        tc.raycast_many(stack, _device(poses[0, :, :2]), _device(poses[0, :, :2]))
+    origins = poses[:, :, :2].copy()
+    origins[1, 0] = (3.0, 2.0)  # a lattice point
+    heading = np.stack([np.cos(poses[:, :, 2]), np.sin(poses[:, :, 2])], axis=-1)
+    heading[0, 1] = (1.0, 1.0)  # 45 degrees
+    for limit in (math.inf, rng.uniform(0.5, 6.0, (2, 4))):
+        cpu = tilecast.raycast_many(stack, origins, heading, limit, mask=2)
+        gpu = tc.raycast_many(
+            stack,
+            _device(origins),
+            _device(heading),
+            _device(limit) if isinstance(limit, np.ndarray) else limit,
+            mask=2,
+        )
+        for field in FIELDS:
+            assert _same(getattr(gpu, field).copy_to_host(), getattr(cpu, field)), field
+    with pytest.raises(ValueError, match="origins"):
+        tc.raycast_many(stack, _device(origins[:1]), _device(heading[:1]))
 
 
 def test_scan_on_a_tile_map(rng):

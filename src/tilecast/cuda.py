@@ -186,7 +186,7 @@ def _gpu() -> Any:
 
 # ------------------------------------------------------------ raycast_many
 def raycast_many(
-    grid: Grid | TileMap | np.ndarray,
+    grid: Grid | TileMap | GridStack | np.ndarray,
     origins: Any,
     directions: Any,
     max_distance: Any = math.inf,
@@ -199,8 +199,12 @@ def raycast_many(
 
     Parameters
     ----------
-    grid : Grid, TileMap or 2D bool array
+    grid : Grid, TileMap, GridStack or 2D bool array
         The map (on the host; copied to the device once per edit and mask).
+        On a :class:`~tilecast.GridStack` of B maps, ``origins`` and
+        ``directions`` are ``(B, N, 2)`` (or ``(B, 1, 2)``), ``max_distance``
+        a float or ``(B, N)``, and every array of the answer has a leading
+        axis of B, as :func:`tilecast.raycast_many` on the stack.
     origins, directions : CUDA arrays of float64, shape (N, 2) or (1, 2)
         As for :func:`tilecast.raycast_many` (one row broadcasts).
     max_distance : float or CUDA array of float64, shape (N,)
@@ -227,7 +231,9 @@ def raycast_many(
     [1.5]
     """
     name = "raycast_many"
-    _no_stack(grid, "raycast_many")
+    if type(grid) is GridStack:
+        return _stack_raycast(grid, origins, directions, max_distance, diagonal_gaps,
+                              ignore_start, mask)  # fmt: skip
     world: Any = check_map(grid, mask)
     gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
     ignore = as_flag("ignore_start", ignore_start)
@@ -433,16 +439,6 @@ def _device_stack(stack: GridStack, bits: int) -> tuple[WalkMap, Any]:
         return template, _cuda.to_device(data.values)
 
     return stack.snapshot(("cuda", device, bits), build)
-
-
-def _no_stack(grid: Any, function: str) -> None:
-    """Refuse a ``GridStack`` where the device call has no stack path yet (naming ``grid``)."""
-    if type(grid) is GridStack:
-        raise TypeError(
-            f"grid: tilecast.cuda.{function} takes a Grid or a TileMap; on a GridStack the "
-            f"device has scan_many and scan_likelihood (tilecast.{function} runs stacks on "
-            "the CPU)"
-        )
 
 
 def _scan_input(
@@ -685,3 +681,59 @@ def _stack_likelihood(
     if out is not None:
         return out
     return _as_library(result, poses)
+
+
+def _stack_raycast(
+    stack: GridStack, origins: Any, directions: Any, max_distance: Any, diagonal_gaps: Any,
+    ignore_start: Any, mask: Any,
+) -> Hits:  # fmt: skip
+    """``raycast_many`` on a ``GridStack``: rays (B, N, 2) on the device, one launch per map."""
+    name = "raycast_many"
+    bits = as_mask(mask)
+    gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
+    ignore = as_flag("ignore_start", ignore_start)
+    count = len(stack)
+    d_origins = _as_device("origins", origins, name)
+    d_directions = _as_device("directions", directions, name)
+    _check_float_array("origins", d_origins, (count, None, 2))
+    _check_float_array("directions", d_directions, (count, None, 2))
+    n_origins, n_directions = d_origins.shape[1], d_directions.shape[1]
+    if n_origins != 1 and n_directions != 1 and n_origins != n_directions:
+        raise ValueError(
+            f"origins ({n_origins} per map) and directions ({n_directions} per map) must have "
+            "the same number of rows, or one of them a single row per map"
+        )
+    n = n_directions if n_origins == 1 else n_origins
+    arrays = {"origins": origins, "directions": directions}
+    d_limits = None
+    if isinstance(max_distance, int | float | np.floating | np.integer):
+        limit = as_max_distance(float(max_distance))
+    else:
+        d_limits = _as_device("max_distance", max_distance, name)
+        _check_float_array("max_distance", d_limits, (count, n))
+        arrays["max_distance"] = max_distance
+    with _one_device(arrays):
+        one_limit = _cuda.to_device(np.array([limit])) if d_limits is None else None
+        out = FirstHits(
+            _cuda.device_array((count, n)), _cuda.device_array((count, n, 2)),
+            _cuda.device_array((count, n, 2)), _cuda.device_array((count, n, 2), np.int64),
+            _cuda.device_array((count, n), np.bool_), _cuda.device_array((count, n, 2), np.int64),
+            _cuda.device_array((count, n), np.uint8),
+        )  # fmt: skip
+        hit = _cuda.device_array((count, n), np.bool_)
+        if n:
+            template, d_values = _device_stack(stack, bits)
+            gpu = _gpu()
+            stride = max(n, 1) if n_origins == 1 else 1
+            for b in range(count):
+                limits = one_limit if d_limits is None else d_limits[b]
+                rays = RayBatch(d_origins[b], d_directions[b], stride, limits, gaps, ignore,
+                                ALL_LAYERS)  # fmt: skip
+                out_b = FirstHits(*(field[b] for field in out))
+                unsafe = _cuda.to_device(np.zeros(1, np.int64))
+                view = template._replace(info=d_values[b])
+                gpu.launch(gpu.cast_rays, n, (view, rays, out_b, hit[b], unsafe))
+                if int(unsafe.copy_to_host()[0]):
+                    _finish_rays(stack.map_for(b, bits), rays, out_b, hit[b], gaps, ignore)
+    distance, point, normal, cell, inside = (_as_library(a, origins) for a in out[:5])
+    return Hits(_as_library(hit, origins), distance, point, normal, cell, inside, None)
