@@ -362,23 +362,10 @@ def scan_many(
     world, d_poses, angle_array, limit = _scan_input(grid, poses, angles, max_range, mask,
                                                      "scan_many")  # fmt: skip
     shape = (d_poses.shape[0], len(angle_array))
-    arrays = {"poses": poses}
-    if out is None:
-        kind = as_range_dtype(dtype)
-    else:
-        arrays["out"] = out
+    arrays = {"poses": poses} if out is None else {"poses": poses, "out": out}
     with _one_device(arrays):
-        if out is None:
-            result = _cuda.device_array(shape, kind)
-        else:
-            result = _as_device("out", out, "scan_many")
-            if result.dtype not in (np.float32, np.float64) or tuple(result.shape) != shape:
-                raise ValueError(
-                    f"out must be a float32 or float64 CUDA array of shape {shape}, got "
-                    f"{result.dtype} {tuple(result.shape)}"
-                )
-            if not result.is_c_contiguous():
-                raise ValueError("out must be C-contiguous")
+        result = _device_out(out, shape, as_range_dtype(dtype) if out is None else None,
+                             "scan_many")  # fmt: skip
         _cast_beams(world, d_poses, angle_array, limit, result.reshape(-1))
     if out is not None:
         return out
@@ -404,17 +391,8 @@ def _stack_scan(
     shape = (count, d_poses.shape[1], len(angle_array))
     arrays = {"poses": poses} if out is None else {"poses": poses, "out": out}
     with _one_device(arrays):
-        if out is None:
-            result = _cuda.device_array(shape, as_range_dtype(dtype))
-        else:
-            result = _as_device("out", out, "scan_many")
-            if result.dtype not in (np.float32, np.float64) or tuple(result.shape) != shape:
-                raise ValueError(
-                    f"out must be a float32 or float64 CUDA array of shape {shape}, got "
-                    f"{result.dtype} {tuple(result.shape)}"
-                )
-            if not result.is_c_contiguous():
-                raise ValueError("out must be C-contiguous")
+        result = _device_out(out, shape, as_range_dtype(dtype) if out is None else None,
+                             "scan_many")  # fmt: skip
         template, d_values = _device_stack(stack, bits)
         for b in range(count):
             flat = result[b].reshape(-1)
@@ -425,6 +403,25 @@ def _stack_scan(
     if out is not None:
         return out
     return _as_library(result, poses)
+
+
+def _device_out(out: Any, shape: tuple[int, ...], dtype: Any, function: str) -> Any:
+    """Return a new device array of ``shape`` (``out`` None) or ``out`` itself, checked.
+
+    ``dtype`` is the new array's type, and the one type ``out`` must have
+    (None: float32 or float64, as the scans allow).
+    """
+    if out is None:
+        return _cuda.device_array(shape, dtype)
+    result = _as_device("out", out, function)
+    allowed = (np.float32, np.float64) if dtype is None else (dtype,)
+    if result.dtype not in allowed or tuple(result.shape) != shape:
+        kinds = "float32 or float64" if dtype is None else np.dtype(dtype).name
+        raise ValueError(f"out must be a {kinds} CUDA array of shape {shape}, got "
+                         f"{result.dtype} {tuple(result.shape)}")  # fmt: skip
+    if not result.is_c_contiguous():
+        raise ValueError("out must be C-contiguous")
+    return result
 
 
 def _device_stack(stack: GridStack, bits: int) -> tuple[WalkMap, Any]:
@@ -559,15 +556,7 @@ def scan_likelihood(
     readings = as_observed(observed, n_beams)
     arrays = {"poses": poses} if out is None else {"poses": poses, "out": out}
     with _one_device(arrays):
-        if out is None:
-            result = _cuda.device_array(n_poses)
-        else:
-            result = _as_device("out", out, "scan_likelihood")
-            if result.dtype != np.float64 or tuple(result.shape) != (n_poses,):
-                raise ValueError(
-                    f"out must be a float64 CUDA array of shape ({n_poses},), got "
-                    f"{result.dtype} {tuple(result.shape)}"
-                )
+        result = _device_out(out, (n_poses,), np.dtype(np.float64), "scan_likelihood")
         if (
             isinstance(model, LikelihoodField)
             or (model is None) == (table is None)
@@ -633,15 +622,7 @@ def _stack_likelihood(
     n_poses, n_beams = d_poses.shape[1], len(angle_array)
     arrays = {"poses": poses} if out is None else {"poses": poses, "out": out}
     with _one_device(arrays):
-        if out is None:
-            result = _cuda.device_array((count, n_poses))
-        else:
-            result = _as_device("out", out, "scan_likelihood")
-            if result.dtype != np.float64 or tuple(result.shape) != (count, n_poses):
-                raise ValueError(
-                    f"out must be a float64 CUDA array of shape ({count}, {n_poses}), got "
-                    f"{result.dtype} {tuple(result.shape)}"
-                )
+        result = _device_out(out, (count, n_poses), np.dtype(np.float64), "scan_likelihood")
         with_table = model is None and table is not None
         with_model = (
             isinstance(model, BeamModel)
