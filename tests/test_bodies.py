@@ -42,7 +42,9 @@ coord = st.one_of(
     st.integers(-6, 6).map(float),
     st.integers(-12, 12).map(lambda k: k / 2),
     st.sampled_from([0.1, 0.3, -0.7, 2.5, 1e-9, -3.75]),
-    st.floats(-8, 8, allow_subnormal=False),
+    # inside the range where the decisions are proven exact (docs/numeric_range.md):
+    # no term below about 1e-300 beside terms near 1 (those are test_known_underflow's)
+    st.floats(-8, 8, allow_subnormal=False).filter(lambda x: x == 0.0 or abs(x) > 1e-250),
 )
 radius = st.one_of(st.sampled_from([0.0, 0.5, 1.0, 2.0, 2.5]), st.floats(0.01, 4))
 
@@ -457,3 +459,12 @@ def test_edits_while_other_threads_query():
     for t in threads:
         t.join()
     assert not bad
+
+
+@pytest.mark.xfail(strict=True, reason="a product underflows: docs/numeric_range.md's exception")
+def test_known_underflow_a_circle_centre_1e_305_off_the_axis():
+    # Found by hypothesis: the origin lies outside the circle by about 1e-609 in
+    # the squared distance, which underflows in the exact path; the kernel
+    # takes the origin for inside. Strict: this test fails once that is fixed.
+    world = build({0: ("circle", ((0.0, 6.046290671877811e-305), 0.5))})
+    assert raycast(EMPTY, (0.5, 0.0), (0.0, -1.0), bodies=world) is None
