@@ -99,8 +99,9 @@ def main(argv: list[str] | None = None) -> None:
         calls = {
             "whole": lambda q=q: tilecast.scan_many(grid, q, angles, workload.MAX_RANGE),
             "fixed": lambda q=q: tilecast.scan_many(grid, q, angles, 1e-6),
-            "setup": lambda q=q, maps=maps: setup_only(q, angles, workload.MAX_RANGE, view, maps,
-                                                       _NO_RAYS),  # fmt: skip
+            "setup": lambda q=q, maps=maps: setup_only(
+                q, angles, workload.MAX_RANGE, view, maps, _NO_RAYS
+            ),
         }
         if glt is not None:
             calls["GLT"] = run_glt
