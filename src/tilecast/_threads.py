@@ -81,7 +81,7 @@ def _setting() -> str:
 
 try:  # CPython's os._Environ on POSIX: a bytes dict and the key as it is stored
     _ENV_DATA: dict[Any, Any] | None = os.environ._data  # type: ignore[attr-defined]
-    _ENV_KEY: Any = os.environ.encodekey("NUMBA_NUM_THREADS")  # type: ignore[attr-defined]
+    _ENV_KEY: Any = os.environ.encodekey("NUMBA_NUM_THREADS")
 except AttributeError:
     _ENV_DATA, _ENV_KEY = None, None
 # (NUMBA_NUM_THREADS as read, the thread count, when the CPU count expires);

@@ -20,7 +20,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tilecast import _engine
-from tilecast._threads import numba_parallel, run_shared, run_tasks, share_count, thread_count
+from tilecast._threads import (
+    MIN_TASK,
+    numba_parallel,
+    run_shared,
+    run_tasks,
+    share_count,
+    thread_count,
+)
 from tilecast._validate import (
     RANGE_DTYPES,
     as_angles,
@@ -861,8 +868,19 @@ def _scan_grid_rays(
     np.minimum(distance, max_range, out=distance)
     if shapes is not None:
         clip_beams = _engine.kernels("obstacles").clip_beams
-        per_thread = -(-n // share_count(n))  # few beams: on this thread, no pool round trip
-        run_tasks(lambda lo, hi: clip_beams(lo, hi, beams, shapes, out, view), n, per_thread)
+        numbers = np.array((max_range, view.origin_x, view.origin_y, view.cell_width,
+                            view.cell_height))  # fmt: skip
+        circles, corners, per_map = shapes
+        distance, normal, cell, inside = out.distance, out.normal, out.cell, out.inside
+
+        def clip(lo: int, hi: int) -> None:
+            clip_beams(lo, hi, poses, angles, numbers, circles, corners, per_map, distance,
+                       normal, cell, inside)  # fmt: skip
+
+        if n < 2 * MIN_TASK:  # few beams: on this thread, no pool round trip
+            clip(0, n)
+        else:
+            run_tasks(clip, n, -(-n // share_count(n)))
 
 
 _POSE_ROW = re.compile(r"^(\w+)\[(\d+)\]")

@@ -44,6 +44,7 @@ from tilecast._kernels.shapes import (
     zero,
 )
 from tilecast._kernels.walk import start_ray
+from tilecast._walkspec import Shapes
 
 # Shapes a beam clearly misses are skipped before the exact test: per pose,
 # each shape's bounding circle is seen under a sector of directions, and a
@@ -171,6 +172,8 @@ def _mark(angles, first, end, sectors, runs, maybe):
         width = half + 2.0 * _SLACK
         centre = sectors[q, 0]
         turn = math.floor((low - centre - width) / _TWO_PI)
+        if centre + turn * _TWO_PI + width < low:
+            turn += 1  # that turn's run ends before the first angle
         while True:
             a = centre + turn * _TWO_PI
             if a - width > high:
@@ -250,52 +253,58 @@ def _accurate_t(ray, c):
 
 
 @njit(cache=True, inline="always")
-def _wall_contact(k, walls, ray, u0, v0, du, dv):
+def _wall_contact(k, normal, cell, inside, ray, u0, v0, du, dv):
     """The exact contact of the wall that ray ``k`` hit (its cell and normal), or a miss.
 
-    A hit on a column line (normal ``(+-1, 0)``) is on the line that bounds its
-    cell on the ray's side, likewise a row line. At a corner (a diagonal
-    normal) both lines meet at the contact, but the cell may be either
-    shoulder or the diagonal cell (``diagonal_gaps``), and only one of the
-    two lines beside it need be the corner's: the other is a line the ray
-    crossed earlier, so the later of the two is the contact.
+    A miss has normal ``(0, 0)`` and is not ``inside`` (a hit has a normal,
+    or is inside). A hit on a column line (normal ``(+-1, 0)``) is on the
+    line that bounds its cell on the ray's side, likewise a row line. At a
+    corner (a diagonal normal) both lines meet at the contact, but the cell
+    may be either shoulder or the diagonal cell (``diagonal_gaps``), and only
+    one of the two lines beside it need be the corner's: the other is a line
+    the ray crossed earlier, so the later of the two is the contact.
     """
-    if walls.point[k, 0] != walls.point[k, 0]:  # NaN: no wall (cell -1 may be a wall outside)
-        return miss()
-    if walls.inside[k]:
+    if inside[k]:
         return zero()
-    nx, ny = walls.normal[k, 0], walls.normal[k, 1]
+    nx, ny = normal[k, 0], normal[k, 1]
+    if nx == 0.0 and ny == 0.0:
+        return miss()
     if ny == 0.0:  # a column line (du != 0: the ray crossed it)
-        return axis_contact(float(walls.cell[k, 0] + (1 if du < 0.0 else 0)), u0, du, 0)
-    row = axis_contact(float(walls.cell[k, 1] + (1 if dv < 0.0 else 0)), v0, dv, 1)
+        return axis_contact(float(cell[k, 0] + (1 if du < 0.0 else 0)), u0, du, 0)
+    row = axis_contact(float(cell[k, 1] + (1 if dv < 0.0 else 0)), v0, dv, 1)
     if nx == 0.0:
         return row
-    column = axis_contact(float(walls.cell[k, 0] + (1 if du < 0.0 else 0)), u0, du, 0)
+    column = axis_contact(float(cell[k, 0] + (1 if du < 0.0 else 0)), u0, du, 0)
     return row if contact_order(ray, row, column) > 0 else column
 
 
 @njit(cache=True, nogil=True)
-def clip_beams(lo, hi, beams, shapes, walls, m):
+def clip_beams(lo, hi, poses, angles, numbers, circles, corners, poses_per_map, distance, normal,
+               cell, inside):  # fmt: skip
     """Beams ``lo .. hi - 1`` of a scan: stop each at its first shape when that comes first.
 
-    ``beams``: the scan's :class:`~tilecast._walkspec.Beams`; ``shapes``: a
-    :class:`~tilecast._walkspec.Shapes`; ``walls``: the walls'
-    :class:`~tilecast._walkspec.FirstHits` (distance, normal, cell, inside
-    per beam), whose ``distance`` (already at most ``max_range``) is
-    overwritten where a shape comes first; ``m``: a
-    :class:`~tilecast._walkspec.WalkMap` of the maps' geometry.
+    The scan: ``poses`` (P, 3) and ``angles`` (as a
+    :class:`~tilecast._walkspec.Beams`); ``numbers``: ``(max_range, origin x,
+    origin y, cell width, cell height)`` of the scan and the maps' geometry;
+    the shapes: ``circles``, ``corners`` and ``poses_per_map`` (a
+    :class:`~tilecast._walkspec.Shapes`); the walls' first hits per beam:
+    ``distance`` (already at most ``max_range``), overwritten where a shape
+    comes first, and ``normal``, ``cell``, ``inside``. Plain arrays, not
+    records: a call's cost is mostly Numba reading its arguments' types,
+    several times more for a record than for its arrays one by one.
     """
     if hi <= lo:
         return
-    poses, angles, max_range = beams.poses, beams.angles, beams.max_range
+    max_range, ox, oy, w, h = numbers[0], numbers[1], numbers[2], numbers[3], numbers[4]
+    shapes = Shapes(circles, corners, poses_per_map)
     n_beams = angles.shape[0]
-    sectors = np.empty((shapes.circles.shape[1] + shapes.corners.shape[1], 2))
+    sectors = np.empty((circles.shape[1] + corners.shape[1], 2))
     maybe = np.zeros(n_beams, dtype=np.bool_)
     runs = _runs_apply(angles)
     for p in range(lo // n_beams, (hi - 1) // n_beams + 1):
         base = p * n_beams
         first, end = max(lo, base) - base, min(hi, base + n_beams) - base
-        b = p // shapes.poses_per_map
+        b = p // poses_per_map
         x0, y0, theta = poses[p, 0], poses[p, 1], poses[p, 2]
         if _sectors(x0, y0, theta, shapes, b, sectors, max_range) == 0:
             continue
@@ -307,19 +316,17 @@ def clip_beams(lo, hi, beams, shapes, walls, m):
             k = base + beam
             angle = angles[beam]
             sine, cosine = sincos(theta + angle)
-            _, u0, v0, du, dv, dx, dy, norm = start_ray(
-                m.origin_x, m.origin_y, m.cell_width, m.cell_height, x0, y0, cosine, sine
-            )
+            _, u0, v0, du, dv, dx, dy, norm = start_ray(ox, oy, w, h, x0, y0, cosine, sine)
             ray = (x0, y0, dx, dy)
             first_shape, _ = _first_shape(ray, shapes, b, angle, sectors)
             if first_shape.kind == MISS:
                 continue
             if first_shape.kind == ZERO:
-                walls.distance[k] = 0.0
+                distance[k] = 0.0
                 continue
-            wall = _wall_contact(k, walls, ray, u0, v0, du, dv)
+            wall = _wall_contact(k, normal, cell, inside, ray, u0, v0, du, dv)
             if contact_order(ray, first_shape, wall) < 0:
-                walls.distance[k] = min(_accurate_t(ray, first_shape) * norm, max_range)
+                distance[k] = min(_accurate_t(ray, first_shape) * norm, max_range)
 
 
 @njit(cache=True, nogil=True)
@@ -352,7 +359,8 @@ def clip_rays(lo, hi, rays, shapes, walls, m, body):
         first, which = _first_shape(ray, shapes, k // shapes.poses_per_map, 0.0, every)
         if first.kind == MISS:
             continue
-        if contact_order(ray, first, _wall_contact(k, walls, ray, u0, v0, du, dv)) >= 0:
+        wall = _wall_contact(k, walls.normal, walls.cell, walls.inside, ray, u0, v0, du, dv)
+        if contact_order(ray, first, wall) >= 0:
             continue  # the wall first, or a tie (starting inside both, say)
         t = _accurate_t(ray, first)
         if t * norm > limit:  # the first thing on the ray lies beyond its range
