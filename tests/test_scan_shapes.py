@@ -314,3 +314,17 @@ def test_bad_shapes_in_raycast_many_and_scan_likelihood():
             model=LikelihoodField(grid, 0.2, 0.9, 0.1, 2.0),
             circles=[(1.0, 1.0, 0.5)],
         )
+
+
+def test_beams_split_between_threads_mid_scan_read_the_same(monkeypatch):
+    rng = np.random.default_rng(2)
+    grid = Grid(np.pad(rng.random((20, 20)) < 0.1, 1, constant_values=True))
+    poses = np.column_stack([rng.random(3) * 20 + 1, rng.random(3) * 20 + 1, rng.random(3) * 6])
+    angles = np.linspace(-math.pi, math.pi, 1001, endpoint=False)  # 3003 beams: 2 tasks
+    circles = np.column_stack([rng.random(12) * 22, rng.random(12) * 22, rng.random(12)])
+    monkeypatch.setenv("NUMBA_NUM_THREADS", "1")
+    one = scan_many(grid, poses, angles, 30.0, circles=circles)
+    monkeypatch.setenv("NUMBA_NUM_THREADS", "2")
+    two = scan_many(grid, poses, angles, 30.0, circles=circles)
+    np.testing.assert_array_equal(one, two)
+    assert (one < scan_many(grid, poses, angles, 30.0)).sum() > 100
