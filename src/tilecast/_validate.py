@@ -238,21 +238,6 @@ def as_real_array(name: str, value: Any) -> np.ndarray:
     return array
 
 
-def _sum_is_finite(array: np.ndarray) -> bool:
-    """Return True when the sum of a float array is finite: then every entry is finite.
-
-    A NaN or an infinity in the array makes the sum NaN or infinite; a finite
-    sum can only come from finite entries. (Finite entries may still sum to
-    an infinity: then this says False and the caller checks entry by entry.)
-    One reduction, where ``np.isfinite(a).all()`` takes two and an array.
-    """
-    total = _add_reduce(array, axis=None)
-    return bool(total - total == 0.0)
-
-
-_add_reduce = np.add.reduce
-
-
 def all_finite(array: np.ndarray) -> bool:
     """Return True when no entry of the float array is NaN or infinite (fast on small arrays)."""
     if array.size <= 16:  # Python is faster than two ufunc calls here
@@ -587,7 +572,7 @@ def as_bounds(value: Any) -> tuple[float, float, float, float]:
 def as_angles(angles: Any) -> NDArray[np.float64]:
     """``angles`` as a flat C-contiguous float64 array of finite numbers."""
     if (type(angles) is np.ndarray and angles.dtype == _F64 and angles.ndim == 1
-            and angles.flags.c_contiguous and _sum_is_finite(angles)):  # fmt: skip
+            and angles.flags.c_contiguous and all_finite(angles)):  # fmt: skip
         return angles  # the common case, fast
     array = as_real_array("angles", angles)
     array = np.ascontiguousarray(array, dtype=np.float64).reshape(-1)
@@ -600,7 +585,7 @@ def as_poses(poses: Any) -> NDArray[np.float64]:
     """``poses`` as a C-contiguous (P, 3) float64 array of finite ``(x, y, theta)``."""
     if (type(poses) is np.ndarray and poses.dtype == _F64 and poses.ndim == 2
             and poses.shape[1] == 3 and poses.flags.c_contiguous
-            and _sum_is_finite(poses)):  # fmt: skip
+            and all_finite(poses)):  # fmt: skip
         return poses  # the common case, fast
     array = as_real_array("poses", poses)
     if array.ndim != 2 or array.shape[1] != 3:
@@ -684,14 +669,13 @@ def _plain_shape_rows(
     if array.size == 0:
         return array
     sizes = array[..., 2:3] if width == 3 else array[..., 2:4]
-    if not _sum_is_finite(array) or _min_reduce(sizes, axis=None) < 0.0:
+    if not all_finite(array) or _min_reduce(sizes, axis=None) < 0.0:
         return None
     return array
 
 
 _F64 = np.dtype(np.float64)
 _min_reduce = np.minimum.reduce
-
 RANGE_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
 
 
