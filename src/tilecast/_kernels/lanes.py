@@ -93,35 +93,25 @@ _SLOPE_RANGE = 1e200
 NO_CROSSING = 2.0  # AXIS before the first crossing
 
 # Float fields of a lane: the walk's, then those of the answer (the last
-# four only for the hit point), then the walk's integers, held as floats.
-# Every one of them is an integer far below 2**53, so a float holds it
-# exactly, and the step's loop then runs on floats alone: on a machine
-# without AVX-512 a conversion between int64 and float, and a product of
-# int64s, are not vector instructions, and they were a third of the loop.
+# four only for the hit point).
 U0, V0, FX, FY, SLOPE_VU, SLOPE_UV, SCALE_X, SCALE_Y, LO_D, HI_D, AXIS = range(11)
 DU, DV, NORM, X0, Y0, DX_SCALED, DY_SCALED = range(11, 18)
-# NX, NY: the cell the ray enters next (its index plus PX, PY); PX, PY: 1
-# when the ray moves towards +x (+y), else 0; BASE: where the ray's
-# quadrant plane starts in the stack's cells, shifted for PX and PY;
-# CURRENT: the value of the cell at IDX, read for the step; STATE: what the
-# last step found, SURE + OVER + IN_WALL; the ray walks on while it is SURE
-# alone (when staged: SURE if the ray can walk at all).
-# AT: IDX as a float (the step computes it; the loads take IDX).
-NX, NY, PX, PY, BASE, CURRENT, STATE, AT = range(18, 26)
-N_FLOAT = 26
-# Integer fields: IDX, the index of the cell the ray stands on in the
-# stack's cells (kept as an integer for the loads), and RAY, the ray's
-# number in the batch (-1: the lane is idle).
-IDX, RAY = range(2)
-N_INT = 2
+N_FLOAT = 18
+# Integer fields. CURRENT: the value of the cell at IDX, read for the step.
+# STATE: what the last step found, SURE + OVER + IN_WALL; the ray walks on
+# while it is SURE alone (when staged: SURE if the ray can walk at all).
+NX, NY, PX, PY, BASE, IDX, CURRENT, STATE, RAY = range(9)
+N_INT = 9
+# A staged ray's field that a lane does not take (RAY is set when it does):
+# where the planes of the ray's map start in the stack's cells.
+MAP_PLANES = RAY
 SURE = 1  # the step needed no exact decision
 OVER = 2  # and its crossing lies beyond max_distance
 IN_WALL = 4  # the cell the ray stands on (CURRENT) is a wall or off the map
 # fields a lane takes from the staged ray (the others are set or computed)
-_COPIED_FLOATS = (U0, V0, FX, FY, SLOPE_VU, SLOPE_UV, SCALE_X, SCALE_Y, LO_D, HI_D, DU, DV, NORM,
-                  NX, NY, PX, PY, BASE, AT)  # fmt: skip
+_COPIED_FLOATS = (U0, V0, FX, FY, SLOPE_VU, SLOPE_UV, SCALE_X, SCALE_Y, LO_D, HI_D, DU, DV, NORM)
 _COPIED_FLOATS_FULL = (X0, Y0, DX_SCALED, DY_SCALED)
-_COPIED_INTS = (IDX,)
+_COPIED_INTS = (NX, NY, PX, PY, BASE, IDX)
 
 # kinds of input
 MANY = 0
@@ -163,12 +153,12 @@ def _stage(count, first, walk_map, maps, staged, sf, si):
     rows = maps.info.shape[2] - 2
     cols = maps.info.shape[3] - 2
     per_map = maps.per_map
-    row_step = float(cols + 2)
-    plane_size = float((rows + 2) * (cols + 2))
+    row_step = np.int64(cols + 2)
+    plane_size = (rows + 2) * row_step
     b = first // per_map  # the map of each staged ray, counted on (no division per ray)
     within = first - b * per_map
-    for s in range(count):  # BASE: for now, where the ray's map starts
-        sf[BASE * STAGE_STRIDE + s] = b * 4 * plane_size
+    for s in range(count):
+        si[MAP_PLANES * STAGE_STRIDE + s] = b * 4 * plane_size
         within += 1
         if within == per_map:
             within = 0
@@ -212,12 +202,14 @@ def _stage(count, first, walk_map, maps, staged, sf, si):
             & (abs(slope) > 1.0 / _SLOPE_RANGE)
             & (abs(slope) < _SLOPE_RANGE)
         )
-        # integers, in floats (exact: far below 2**53), as the lanes hold them
-        quadrant = (1.0 - px) + 2.0 * (1.0 - py)
-        base = (sf[BASE * STAGE_STRIDE + s] + quadrant * plane_size + row_step + 1.0
-                - py * row_step - px)  # fmt: skip
-        nx = (i if good else 0.0) + px
-        ny = (j if good else 0.0) + py
+        on = np.float64(good)
+        pxi = np.int64(px)
+        pyi = np.int64(py)
+        quadrant = (1 - pxi) + 2 * (1 - pyi)
+        base = (si[MAP_PLANES * STAGE_STRIDE + s] + quadrant * plane_size + row_step + 1
+                - pyi * row_step - pxi)  # fmt: skip
+        nx = np.int64(on * i) + pxi
+        ny = np.int64(on * j) + pyi
         sf[U0 * STAGE_STRIDE + s] = u0
         sf[V0 * STAGE_STRIDE + s] = v0
         sf[FX * STAGE_STRIDE + s] = (2.0 * px - 1.0) * abs(dv)
@@ -235,15 +227,13 @@ def _stage(count, first, walk_map, maps, staged, sf, si):
         sf[Y0 * STAGE_STRIDE + s] = y0
         sf[DX_SCALED * STAGE_STRIDE + s] = dx
         sf[DY_SCALED * STAGE_STRIDE + s] = dy
-        at = base + ny * row_step + nx
-        sf[NX * STAGE_STRIDE + s] = nx
-        sf[NY * STAGE_STRIDE + s] = ny
-        sf[PX * STAGE_STRIDE + s] = px
-        sf[PY * STAGE_STRIDE + s] = py
-        sf[BASE * STAGE_STRIDE + s] = base
-        sf[AT * STAGE_STRIDE + s] = at
-        sf[STATE * STAGE_STRIDE + s] = np.float64(good)  # SURE or 0
-        si[IDX * STAGE_STRIDE + s] = np.int64(at)
+        si[NX * STAGE_STRIDE + s] = nx
+        si[NY * STAGE_STRIDE + s] = ny
+        si[PX * STAGE_STRIDE + s] = pxi
+        si[PY * STAGE_STRIDE + s] = pyi
+        si[BASE * STAGE_STRIDE + s] = base
+        si[IDX * STAGE_STRIDE + s] = base + ny * row_step + nx
+        si[STATE * STAGE_STRIDE + s] = np.int64(good)  # SURE or 0
 
 
 @internal(error_model="numpy")
@@ -254,26 +244,25 @@ def _advance(flat, row_step, lf, li):
     lane enters is read at its next pass; a negative value there ends it, and
     the lane then keeps the state of the crossing into that cell.
     """
-    top = float(flat.shape[0] - 1)
-    row_step = float(row_step)
+    top = np.int64(flat.shape[0] - 1)
     for t in range(LANES):  # the loads (indirect: kept out of the SIMD loop)
-        lf[CURRENT * LANE_STRIDE + t] = flat[li[IDX * LANE_STRIDE + t]]
-    for t in range(LANES):  # floats only (integers below 2**53, exact)
-        value = lf[CURRENT * LANE_STRIDE + t]
-        negative = value < 0.0
-        r = max(value, 0.0)
-        px = lf[PX * LANE_STRIDE + t]
-        py = lf[PY * LANE_STRIDE + t]
-        sx = 2.0 * px - 1.0
-        sy = 2.0 * py - 1.0
-        old_nx = lf[NX * LANE_STRIDE + t]
-        old_ny = lf[NY * LANE_STRIDE + t]
+        li[CURRENT * LANE_STRIDE + t] = flat[li[IDX * LANE_STRIDE + t]]
+    for t in range(LANES):
+        value = li[CURRENT * LANE_STRIDE + t]
+        negative = value < 0
+        r = max(value, 0)
+        px = li[PX * LANE_STRIDE + t]
+        py = li[PY * LANE_STRIDE + t]
+        sx = 2 * px - 1
+        sy = 2 * py - 1
+        old_nx = li[NX * LANE_STRIDE + t]
+        old_ny = li[NY * LANE_STRIDE + t]
         x_line = old_nx + sx * r
         y_line = old_ny + sy * r
         u0 = lf[U0 * LANE_STRIDE + t]
         v0 = lf[V0 * LANE_STRIDE + t]
-        ax = x_line - u0
-        by = y_line - v0
+        ax = float(x_line) - u0
+        by = float(y_line) - v0
         a = ax * lf[FX * LANE_STRIDE + t]
         b = by * lf[FY * LANE_STRIDE + t]
         diff = a - b
@@ -289,9 +278,10 @@ def _advance(flat, row_step, lf, li):
         estimate = col_at_y if y_first else row_at_x
         start = u0 if y_first else v0
         distance = distance_y if y_first else distance_x
-        landed = math.floor(estimate)
-        frac = estimate - landed
+        floor = math.floor(estimate)
+        frac = estimate - floor
         bound = ESTIMATE_ERROR * (abs(estimate) + abs(start)) + 1e-300
+        landed = np.int64(floor)
         over = distance > lf[HI_D * LANE_STRIDE + t]
         sure = (
             (abs(diff) > tol)
@@ -301,22 +291,19 @@ def _advance(flat, row_step, lf, li):
         )
         nx = (landed + px) if y_first else (x_line + sx)
         ny = (y_line + sy) if y_first else (landed + py)
-        # clamped to the cells (a NaN estimate, never expected, too)
-        next_at = min(max(lf[BASE * LANE_STRIDE + t] + ny * row_step + nx, 0.0), top)
+        next_idx = min(max(li[BASE * LANE_STRIDE + t] + ny * row_step + nx, 0), top)
         # a ray that stands in a wall keeps the crossing that brought it there
-        lf[NX * LANE_STRIDE + t] = old_nx if negative else nx
-        lf[NY * LANE_STRIDE + t] = old_ny if negative else ny
-        at = lf[AT * LANE_STRIDE + t]
-        lf[AT * LANE_STRIDE + t] = at if negative else next_at
+        li[NX * LANE_STRIDE + t] = old_nx if negative else nx
+        li[NY * LANE_STRIDE + t] = old_ny if negative else ny
+        idx = li[IDX * LANE_STRIDE + t]
+        li[IDX * LANE_STRIDE + t] = idx if negative else next_idx
         axis = lf[AXIS * LANE_STRIDE + t]
         lf[AXIS * LANE_STRIDE + t] = axis if negative else np.float64(y_first)
-        lf[STATE * LANE_STRIDE + t] = (
-            SURE * np.float64(sure) + OVER * np.float64(over) + IN_WALL * np.float64(negative)
+        li[STATE * LANE_STRIDE + t] = (
+            SURE * np.int64(sure) + OVER * np.int64(over) + IN_WALL * np.int64(negative)
         )
     for t in range(LANES):  # the cells the next pass reads
-        idx = np.int64(lf[AT * LANE_STRIDE + t])
-        li[IDX * LANE_STRIDE + t] = idx
-        prefetch(flat, idx)
+        prefetch(flat, li[IDX * LANE_STRIDE + t])
 
 
 @internal
@@ -449,7 +436,7 @@ def cast_lanes_at(kind, counter, hi, m, maps, rays, beams, out, full, walk_at):
     distance, point, normal, cell = out.distance, out.point, out.normal, out.cell
     inside, status = out.inside, out.status
     row_step = np.int64(cols + 2)
-    lf = np.zeros(N_FLOAT * LANE_STRIDE)  # STATE 0: every lane idle
+    lf = np.zeros(N_FLOAT * LANE_STRIDE)
     li = np.zeros(N_INT * LANE_STRIDE, dtype=np.int64)  # every lane idle: STATE 0, IDX 0
     for t in range(LANES):
         li[RAY * LANE_STRIDE + t] = -1
@@ -473,7 +460,7 @@ def cast_lanes_at(kind, counter, hi, m, maps, rays, beams, out, full, walk_at):
         n_stopped = 0
         for t in range(LANES):
             stopped[n_stopped] = t
-            n_stopped += lf[STATE * LANE_STRIDE + t] != SURE
+            n_stopped += li[STATE * LANE_STRIDE + t] != SURE
         for e in range(n_stopped):
             t = stopped[e]
             k = li[_at(RAY, LANE_STRIDE, t)]
@@ -482,13 +469,13 @@ def cast_lanes_at(kind, counter, hi, m, maps, rays, beams, out, full, walk_at):
                 li[_at(RAY, LANE_STRIDE, t)] = -1
                 hit_axis = lf[_at(AXIS, LANE_STRIDE, t)]
                 outcome = _outcome(
-                    lf[_at(STATE, LANE_STRIDE, t)], hit_axis, lf[_at(CURRENT, LANE_STRIDE, t)]
+                    li[_at(STATE, LANE_STRIDE, t)], hit_axis, li[_at(CURRENT, LANE_STRIDE, t)]
                 )
                 if outcome == HIT:
-                    px = np.int64(lf[_at(PX, LANE_STRIDE, t)])
-                    py = np.int64(lf[_at(PY, LANE_STRIDE, t)])
-                    nx = np.int64(lf[_at(NX, LANE_STRIDE, t)])
-                    ny = np.int64(lf[_at(NY, LANE_STRIDE, t)])
+                    px = li[_at(PX, LANE_STRIDE, t)]
+                    py = li[_at(PY, LANE_STRIDE, t)]
+                    nx = li[_at(NX, LANE_STRIDE, t)]
+                    ny = li[_at(NY, LANE_STRIDE, t)]
                     # the line crossed into the wall (a column line when the
                     # axis is 0) and the reference's distance to it, bit for
                     # bit (selects, no branch: the axis is a coin toss)
@@ -541,7 +528,7 @@ def cast_lanes_at(kind, counter, hi, m, maps, rays, beams, out, full, walk_at):
                 s = cursor
                 cursor += 1
                 k = first + s  # the staged ray's number in the batch
-                if sf[_at(STATE, STAGE_STRIDE, s)] == SURE:
+                if si[_at(STATE, STAGE_STRIDE, s)] == SURE:
                     for f in _COPIED_FLOATS:
                         lf[_at(f, LANE_STRIDE, t)] = sf[_at(f, STAGE_STRIDE, s)]
                     if full:
