@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference.bodies import Param, first_body, ray_circle, ray_shape
+from reference.bodies import Param, first_body, ray_circle, ray_shape, segment_blocked
 from tilecast import (
     Grid,
     SpatialHash,
@@ -42,9 +42,7 @@ coord = st.one_of(
     st.integers(-6, 6).map(float),
     st.integers(-12, 12).map(lambda k: k / 2),
     st.sampled_from([0.1, 0.3, -0.7, 2.5, 1e-9, -3.75]),
-    # inside the range where the decisions are proven exact (docs/numeric_range.md):
-    # no term below about 1e-300 beside terms near 1 (those are test_known_underflow's)
-    st.floats(-8, 8, allow_subnormal=False).filter(lambda x: x == 0.0 or abs(x) > 1e-250),
+    st.floats(-8, 8, allow_subnormal=False),
 )
 radius = st.one_of(st.sampled_from([0.0, 0.5, 1.0, 2.0, 2.5]), st.floats(0.01, 4))
 
@@ -295,9 +293,28 @@ def test_line_of_sight_with_bodies():
     assert not line_of_sight(grid, a, b, bodies=world)  # the viewer's own body blocks
     assert not line_of_sight(grid, a, b, bodies=world, ignore=2)  # the box blocks
     assert line_of_sight(grid, a, b, bodies=world, ignore=[1, 2])
-    assert line_of_sight(grid, (0.5, 0.5), (3.0, 0.5), bodies=world, ignore=2)  # touches at b
+    # closed at both ends: touching at b blocks, as at a (symmetric)
+    assert not line_of_sight(grid, (0.5, 0.5), (3.0, 0.5), bodies=world, ignore=2)
+    assert not line_of_sight(grid, (3.0, 0.5), (0.5, 0.5), bodies=world, ignore=2)
+    assert line_of_sight(grid, (0.5, 0.5), (3.0 - 2.0**-50, 0.5), bodies=world, ignore=2)
+    assert line_of_sight(grid, (3.0 - 2.0**-50, 0.5), (0.5, 0.5), bodies=world, ignore=2)
     assert not line_of_sight(grid, (0.5, 0.5), (3.25, 0.5), bodies=world, ignore=2)
     assert not line_of_sight(grid, (0.5, 2.0), (6.5, 2.0), bodies=world, ignore=2)  # grazes
+    # a point: blocked when it is in or on a body
+    assert not line_of_sight(grid, (3.0, 2.0), (3.0, 2.0), bodies=world, ignore=2)
+    assert line_of_sight(grid, (2.5, 2.0), (2.5, 2.0), bodies=world, ignore=2)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(st.integers(0, 30), shapes(), min_size=1, max_size=5),
+       st.tuples(coord, coord), st.tuples(coord, coord))  # fmt: skip
+def test_line_of_sight_with_bodies_is_symmetric_and_exact(objects, a, b):
+    world = build(objects)
+    seen = line_of_sight(EMPTY, a, b, bodies=world)
+    assert seen == line_of_sight(EMPTY, b, a, bodies=world)
+    exact = all(F(q) - F(p) == F(q - p) for p, q in zip(a, b, strict=True))
+    if exact:  # the segment itself (else the float difference's ray, up to its parameter 1)
+        assert seen == (not segment_blocked(a, b, objects))
 
 
 def test_scans_with_bodies_equal_their_rays():
@@ -461,10 +478,18 @@ def test_edits_while_other_threads_query():
     assert not bad
 
 
-@pytest.mark.xfail(strict=True, reason="a product underflows: docs/numeric_range.md's exception")
-def test_known_underflow_a_circle_centre_1e_305_off_the_axis():
+def test_a_circle_centre_1e_305_off_the_axis():
     # Found by hypothesis: the origin lies outside the circle by about 1e-609 in
-    # the squared distance, which underflows in the exact path; the kernel
-    # takes the origin for inside. Strict: this test fails once that is fixed.
-    world = build({0: ("circle", ((0.0, 6.046290671877811e-305), 0.5))})
+    # the squared distance (a product that underflows unless its factors are
+    # scaled on their own); the ray moves away from it.
+    cy = 6.046290671877811e-305
+    objects = {0: ("circle", ((0.0, cy), 0.5))}
+    world = build(objects)
     assert raycast(EMPTY, (0.5, 0.0), (0.0, -1.0), bodies=world) is None
+    hit = raycast(EMPTY, (0.5, 0.0), (0.0, 1.0), bodies=world)  # towards it: touching, not inside
+    assert hit.body == 0 and not hit.inside and hit.normal[0] == 1.0
+    assert first_body((0.5, 0.0), (0.0, 1.0), objects)[1].compare(Param.rational(F(0))) > 0
+    assert raycast(EMPTY, (0.5, cy), (0.0, -1.0), bodies=world).inside  # on it
+    hit = raycast(EMPTY, (0.5, 1e-300), (0.0, -1.0), bodies=world)  # grazes it at (0.5, cy)
+    # decided exactly; its distance (about 1e-300) is reported to within about 1e-290
+    assert hit.body == 0 and not hit.inside and 0.0 <= hit.distance < 1e-290
