@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import threading
+from decimal import Decimal, localcontext
 from fractions import Fraction
 
 import numpy as np
@@ -145,6 +146,74 @@ def test_batches_equal_single_rays(objects, rays):
         assert hits.body[k] == (-1 if hits[k] is None or hits[k].body is None else hits[k].body)
 
 
+@settings(max_examples=120, deadline=None)
+@given(st.dictionaries(st.integers(0, 30), shapes(), min_size=1, max_size=6),
+       st.tuples(coord, coord), direction,
+       st.sampled_from([(1.0, (0.0, 0.0)), (0.5, (0.0, 0.0)), (3.0, (0.0, 0.0)),
+                        (0.7, (0.1, -0.3)), ((1.0, 0.3), (-2.5, 0.25))]))  # fmt: skip
+def test_the_hash_walk_finds_the_first_body_in_any_frame(objects, origin, heading, frame):
+    """Hash cells of other sizes and origins (the map to hash space exact or rounding)."""
+    size, corner = frame
+    world = SpatialHash(size, origin=corner)
+    for key, (kind, geometry) in objects.items():
+        world.insert(key, **{kind: geometry})
+    hit = raycast(EMPTY, origin, heading, bodies=world)
+    expected = first_body(origin, heading, objects)
+    assert (hit is None) == (expected is None)
+    if expected is not None:
+        assert hit.body == expected[0]
+
+
+def test_circles_met_where_the_float_filter_cannot_tell():
+    # found by hypothesis (tangent rays, a start just outside): the exact path decides
+    cases = [({0: ("circle", ((1.0, 0.0), 2.5))}, (0.0, 2.5), (1.0, 0.0)),
+             ({0: ("circle", ((0.0, 1.0), 2.0))}, (0.0, 0.0), (1.0, 0.0)),
+             ({0: ("circle", ((0.0, 1.0), 0.5))}, (0.0, 0.0), (1.0, 0.0)),
+             ({2: ("circle", ((1.5, 1.0), 1.0))}, (2.0, 0.0), (1.0, 0.0)),
+             ({1: ("circle", ((2.4e-205, 0.0), 0.5))}, (0.0, 0.5), (0.0, 1.0)),
+             ({1: ("circle", ((2.4e-205, 0.0), 0.5))}, (0.0, 0.5), (0.0, -1.0)),
+             ({0: ("circle", ((0.0, 0.1), 0.0))}, (0.0, 0.0), (0.0, 1.0))]  # fmt: skip
+    for objects, origin, heading in cases:
+        hit = raycast(EMPTY, origin, heading, bodies=build(objects))
+        expected = first_body(origin, heading, objects)
+        assert (hit is None) == (expected is None)
+        if hit is not None:
+            inside = expected[1].compare(Param.rational(F(0))) == 0
+            assert (hit.body, hit.inside) == (expected[0], inside)
+            assert inside or hit.normal[0] * heading[0] + hit.normal[1] * heading[1] <= 1e-12
+    world = build({0: ("circle", ((0.0, 1.0), 0.5))})
+    assert line_of_sight(EMPTY, (0.0, 0.0), (0.0, 0.0), bodies=world)
+
+
+def test_the_hash_walk_tests_the_cells_a_ray_only_touches():
+    # a box filed only in hash cell (1, 1), which the ray touches only at its corner (1, 1)
+    world = SpatialHash(1.0)
+    world.insert(1, box=(1.0, 1.0, 1.5, 1.5))
+    for origin, heading in [((0.5, 1.5), (1.0, -1.0)), ((1.5, 0.5), (-1.0, 1.0)),
+                            ((0.25, 1.75), (3.0, -3.0)), ((3.0, -1.0), (-1.0, 1.0))]:  # fmt: skip
+        hit = raycast(EMPTY, origin, heading, bodies=world)
+        assert hit is not None and hit.body == 1 and hit.point == (1.0, 1.0)
+        assert [h.body for h in raycast_all(EMPTY, origin, heading, bodies=world)] == [1]
+    # a ray starting on a hash line, moving away from the cell of its origin
+    hit = raycast(EMPTY, (1.0, 1.25), (-1.0, 0.0), bodies=world)
+    assert hit.body == 1 and hit.inside
+    hit = raycast(EMPTY, (1.25, 1.0), (0.0, -1.0), bodies=world)
+    assert hit.body == 1 and hit.inside
+    # along a hash line, the body on its far side only
+    world.insert(2, box=(4.0, 3.0, 5.0, 4.0))
+    hit = raycast(EMPTY, (0.0, 3.0), (1.0, 0.0), bodies=world)
+    assert hit.body == 2 and hit.point == (4.0, 3.0)
+    # a body met in the first cell whose contact lies cells later: the walk goes on
+    # until it has passed that contact, so a body in between still comes first
+    far = SpatialHash(1.0)
+    far.insert(5, segment=((0.8, 2.9), (6.8, 1.1)))  # in cell (0, 2); meets y = 2 at x = 3.8
+    far.insert(6, box=(2.0, 1.5, 2.5, 2.5))
+    assert raycast(EMPTY, (0.75, 2.0), (1.0, 0.0), bodies=far).body == 6
+    far.move(6, box=(4.5, 1.5, 5.0, 2.5))
+    hit = raycast(EMPTY, (0.75, 2.0), (1.0, 0.0), bodies=far)
+    assert hit.body == 5 and math.isclose(hit.point[0], 3.8)
+
+
 # --------------------------------------------------------------- oracle vs definitions
 def _in_closed(kind, g, x, y):
     if kind == "box":
@@ -179,9 +248,12 @@ def test_oracle_contact_lies_on_the_shape_and_nothing_comes_before(shape, origin
     if kind == "circle":
         if t.exact() is None:  # irrational root: it solves the circle's equation
             c = ray_circle(origin, heading, *g)
-            u, v, w = c.quadratic()
             value = t.decimal()
-            assert abs(float(u) * float(value) ** 2 + float(v) * float(value) + float(w)) < 1e-6
+            with localcontext() as ctx:  # 200 digits: no overflow for tiny directions
+                ctx.prec = 200
+                u, v, w = (Decimal(q.numerator) / Decimal(q.denominator) for q in c.quadratic())
+                residual = u * value * value + v * value + w
+                assert abs(residual) <= Decimal("1e-40") * (abs(u) * value * value + abs(w))
             return
     value = t.exact()
     assert value is not None and value >= 0

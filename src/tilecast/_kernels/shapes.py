@@ -222,7 +222,7 @@ def prod_diff_sign(a, b, c, d):
         return -sp
     e = ex_add(ex_mul(ex_scaled(a, ka + m), ex_scaled(b, kb)),
                ex_mul(ex_scaled(c, kc), ex_scaled(d, kd)), -1)  # fmt: skip
-    return ex_sign(e) * (1 if sp > 0 else -1)
+    return ex_sign(e)
 
 
 @internal
@@ -525,10 +525,12 @@ def ray_circle(ray, cx, cy, r):
         # c = |f|**2 - r**2, b = f . d, disc = |d|**2 r**2 - (f x d)**2, all scaled alike
         f_x, f_y = ex_diff(px, cx), ex_diff(py, cy)
         ddx, ddy = ex_value(dx), ex_value(dy)
-        # the signs of c = (fx - r)(fx + r) + fy**2 and b = fx dx + fy dy, each
-        # factor scaled on its own: exact over the whole range (no product underflows)
+        # the signs of c = (u - r)(u + r) + w**2 ((u, w): f's larger and smaller
+        # component) and b = fx dx + fy dy, each factor scaled on its own: no
+        # product of a tiny component with a large one is rounded away
         r_ex = ex_value(r)
-        c_sign = prod_diff_sign(ex_add(f_x, r_ex, -1), ex_add(f_x, r_ex, 1), -f_y, f_y)
+        u, w = (f_x, f_y) if ex_top(f_x) >= ex_top(f_y) else (f_y, f_x)
+        c_sign = prod_diff_sign(ex_add(u, r_ex, -1), ex_add(u, r_ex, 1), -w, w)
         b_sign = prod_diff_sign(f_x, ddx, -f_y, ddy)
         k = _exponent(max(ex_top(f_x), ex_top(f_y), r))
         f_x, f_y, rr = ex_scaled(f_x, k), ex_scaled(f_y, k), ex_value(math.ldexp(r, k))
@@ -610,7 +612,7 @@ def contact_normal(ray, c):
     if c.kind == ROOT:
         x, y = px + c.t * dx - c.g0, py + c.t * dy - c.g1
         length = math.hypot(x, y)
-        if length == 0.0:
+        if length == 0.0 or c.g2 == 0.0:  # a point (radius 0): against the ray
             return -dx / norm, -dy / norm
         return x / length, y / length
     return 0.0, 0.0
