@@ -717,6 +717,8 @@ def _passed(ray, crossing, best, limit_t):
         return crossing.t - crossing.err > limit_t
     if best.err == 0.0 and best.kind != ZERO:  # a huge shape's contact: its float t alone
         return crossing.t - crossing.err > best.t
+    if crossing.t + crossing.err < best.t - best.err:
+        return False  # surely before it (contact_order's own filter, without the call)
     return contact_order(ray, crossing, best) > 0
 
 
