@@ -157,3 +157,80 @@ def test_declared_signatures_are_what_the_kernels_compile_to():
     ):
         assert compiled_address(dispatcher, signature) != 0
         assert dispatcher.overloads[signature.args].signature == signature
+
+
+def test_an_internal_helper_is_compiled_only_into_its_callers():
+    """``internal`` helpers have no machine code of their own (``_kernels.link_only``): their
+    callers compute with them and get their exceptions; asking one's address is refused;
+    ``by_address=True`` gives one its own code, which ``caller_of`` calls."""
+    import numpy as np
+    from numba import njit, types
+
+    from tilecast._kernels import internal
+    from tilecast._kernels.intrinsics import caller_of, compiled_address
+    from tilecast._kernels.link_only import link_only_options
+
+    assert link_only_options() is not None  # this Numba's internals are the expected ones
+
+    @internal
+    def twice(values, k):
+        if k < 0:
+            raise ValueError("negative index")
+        return values[k] * 2.0
+
+    @internal
+    def plus_one(values, k):
+        return twice(values, k) + 1.0  # a helper calling a helper: linked twice over
+
+    @njit
+    def total(values):
+        s = 0.0
+        for k in range(values.shape[0]):
+            s += plus_one(values, k)
+        return s
+
+    @njit
+    def at(values, k):
+        return twice(values, k)
+
+    values = np.array([1.0, 2.0, 3.5])
+    assert total(values) == 16.0
+    with pytest.raises(ValueError, match="negative index"):
+        at(values, -1)
+    signature = types.float64(types.float64[::1], types.int64)
+    assert twice._compiler.pipeline_class is link_only_options()["pipeline_class"]
+    with pytest.raises(TypeError, match="no machine code of its own"):
+        compiled_address(twice, signature)
+
+    @internal(by_address=True)
+    def thrice(values, k):
+        return values[k] * 3.0
+
+    call_thrice = caller_of(thrice, signature)
+
+    @njit
+    def through(address, values, k):
+        return call_thrice(address, values, k)
+
+    assert thrice._compiler.pipeline_class is not link_only_options()["pipeline_class"]
+    assert through(compiled_address(thrice, signature), values, 2) == 10.5
+
+
+def test_link_only_can_be_switched_off(monkeypatch):
+    """``TILECAST_LINK_ONLY=0``: helpers compile as ordinary cached functions (the fallback
+    where Numba's internals differ), with code of their own."""
+    from numba import types
+
+    from tilecast._kernels import internal
+    from tilecast._kernels.intrinsics import compiled_address
+    from tilecast._kernels.link_only import link_only_options
+
+    monkeypatch.setenv("TILECAST_LINK_ONLY", "0")
+    assert link_only_options() is None
+
+    @internal
+    def halve(x):
+        return x / 2.0
+
+    assert type(halve._cache).__name__ != "NullCache"  # cached, as kernels are
+    assert compiled_address(halve, types.float64(types.float64)) != 0

@@ -46,21 +46,37 @@ class _CompileNotice(event.Listener):  # type: ignore[misc]
 event.register("numba:compile", _CompileNotice())
 
 
-def internal(function: Any = None, *, signature: Any = None, **options: Any) -> Any:
+def internal(
+    function: Any = None, *, signature: Any = None, by_address: bool = False, **options: Any
+) -> Any:
     """Compile a kernel that only other kernels call: ``@internal`` or ``@internal(**options)``.
 
-    Cached, with Numba's other ``options`` as given; with a ``signature``
-    (a tuple of argument types) it is compiled for that one signature when
-    its module is imported, as kernels called through their address
-    (:func:`tilecast._kernels.intrinsics.caller_of`) must be. Numba gives every
-    compiled function a Python entry wrapper and a C wrapper, with their own
-    machine code; a function never called from Python needs neither, and
-    leaving them out shortens the first compile (about a tenth for the walk).
+    Compiled only into the kernels that call it (:mod:`tilecast._kernels.link_only`:
+    no machine code, no cache entry of its own), with Numba's other
+    ``options`` as given. A kernel called through its address
+    (:func:`tilecast._kernels.intrinsics.caller_of`) needs code of its own:
+    ``by_address=True`` (cached), or a ``signature`` (a tuple of argument
+    types), and it is then compiled for that one signature when its module is
+    imported. Numba gives every compiled function a Python entry wrapper and
+    a C wrapper, with their own machine code; a function never called from
+    Python needs neither, and leaving them out shortens the first compile
+    (about a tenth for the walk).
     """
     from numba import njit
 
+    from tilecast._kernels.link_only import link_only_options
+
     signatures = [] if signature is None else [signature]
+    # Called only from other kernels, a helper needs no code of its own: it is
+    # compiled into its callers alone (link_only); one called through its
+    # address (a signature) needs its own machine code, cached.
+    link_only = link_only_options() if signature is None and not by_address else None
     decorate = njit(
-        *signatures, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True, **options
+        *signatures,
+        cache=link_only is None,
+        no_cpython_wrapper=True,
+        no_cfunc_wrapper=True,
+        **(link_only or {}),
+        **options,
     )
     return decorate if function is None else decorate(function)

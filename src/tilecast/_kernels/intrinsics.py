@@ -89,6 +89,11 @@ def compiled_address(dispatcher: Any, signature: Any) -> int:
             f"declared {signature.return_type}"
         )
     address: int = overload.library.get_pointer_to_function(overload.fndesc.llvm_func_name)
+    if not address:  # compiled only into its callers (tilecast._kernels.link_only)
+        raise TypeError(
+            f"{dispatcher.py_func.__name__} has no machine code of its own: "
+            "compile it with @internal(by_address=True)"
+        )
     return address
 
 

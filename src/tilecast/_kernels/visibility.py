@@ -319,7 +319,7 @@ def _cut(segs, buf_seg, buf_xy, n):
     return out[:count].copy(), source[:count].copy()
 
 
-@internal
+@internal(by_address=True)
 def split_segments(segs):
     """Split segments where they cross or touch, so that they meet only at ends.
 
@@ -403,7 +403,7 @@ def _sorted_rows(rows):
     return out[:count].copy()
 
 
-@internal
+@internal(by_address=True)
 def finish_walls(pieces, px, py, radius):
     """Clip the pieces to the disc (``radius > 0``), drop those in line with p, sort.
 

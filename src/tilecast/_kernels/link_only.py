@@ -1,0 +1,128 @@
+"""Helpers that are compiled only into their callers (a shorter first compile).
+
+Numba compiles every compiled function a kernel calls as a library of its own: LLVM
+optimises that library with all of its callees linked in, then emits its
+machine code, before the caller links the same code again and optimises
+and emits it once more. A helper that only other kernels call never runs
+from its own library, so for a deep helper tree (the walk, the hash's ray
+query, the exact contacts) most of a family's first compile was spent
+optimising and emitting code nobody runs: about 40 % of the bodies family.
+
+:func:`link_only_options` gives :func:`tilecast._kernels.internal` the
+options that compile a helper into a library that is only linked: it is
+typed and lowered as usual (with the function passes Numba runs on every
+module), then handed to its callers, which optimise and emit it with the
+rest of their code as before. Such a helper has no machine code of its own
+and cannot be cached (it is compiled again, cheaply, only when one of its
+callers is); the kernels that call it are cached as before.
+
+This leans on Numba internals (the compiler pipeline, its code library and
+the CPU context's ``get_executable``). Where they are not as expected,
+:func:`link_only_options` gives ``None`` and helpers compile as ordinary
+cached functions: slower to compile, the same code. Setting the environment
+variable ``TILECAST_LINK_ONLY=0`` does the same.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+_OPTIONS: dict[str, Any] | None = None
+_TRIED = False
+
+
+def _build() -> dict[str, Any] | None:
+    from numba import _dynfunc
+    from numba.core import codegen, cpu
+    from numba.core.compiler import CompilerBase, DefaultPassBuilder
+    from numba.core.compiler_machinery import AnalysisPass, register_pass
+    from numba.core.typed_passes import AnnotateTypes
+
+    library_class = codegen.JITCodeLibrary
+
+    class LinkOnlyLibrary(library_class):  # type: ignore[misc, valid-type]
+        """A code library that is only linked into its callers' (never emitted itself)."""
+
+        def finalize(self) -> None:
+            self._raise_if_finalized()
+            seen: set[int] = set()
+            for library in self._linking_libraries:
+                if id(library) in seen:
+                    continue
+                seen.add(id(library))
+                self._reload_init.update(library._reload_init)
+                self._final_module.link_in(library._get_module_for_linking(), preserve=True)
+            self._finalized = True
+
+        def get_pointer_to_function(self, name: str) -> int:
+            return 0  # no machine code of its own
+
+    @register_pass(mutates_CFG=False, analysis_only=True)
+    class UseLinkOnlyLibrary(AnalysisPass):  # type: ignore[misc]
+        """Lower the function into a :class:`LinkOnlyLibrary`."""
+
+        _name = "tilecast_link_only_library"
+
+        def __init__(self) -> None:
+            AnalysisPass.__init__(self)
+
+        def run_pass(self, state: Any) -> bool:
+            if state.library is None:
+                state.library = LinkOnlyLibrary(
+                    state.targetctx.codegen(), state.func_id.func_qualname
+                )
+            return False
+
+    class LinkOnlyCompiler(CompilerBase):  # type: ignore[misc]
+        """Numba's nopython pipeline, lowering into a :class:`LinkOnlyLibrary`."""
+
+        def define_pipelines(self) -> list[Any]:
+            pipeline = DefaultPassBuilder.define_nopython_pipeline(self.state)
+            pipeline.add_pass_after(UseLinkOnlyLibrary, AnnotateTypes)
+            pipeline.finalize()
+            return [pipeline]
+
+    from numba.core.registry import cpu_target
+
+    probe = LinkOnlyLibrary(cpu_target.target_context.codegen(), "tilecast_probe")
+    for name in ("_linking_libraries", "_final_module", "_reload_init", "_finalized",
+                 "_raise_if_finalized", "_get_module_for_linking"):  # fmt: skip
+        getattr(probe, name)  # an AttributeError: this Numba's internals differ
+
+    get_executable = cpu.CPUContext.get_executable
+
+    def get_executable_or_stub(self: Any, library: Any, fndesc: Any, env: Any) -> Any:
+        if not isinstance(library, LinkOnlyLibrary):
+            return get_executable(self, library, fndesc, env)
+        # What Numba gives any function compiled without its Python wrapper
+        # (a function object at address 0, never called), without setting the
+        # environment's address in machine code that does not exist.
+        name = fndesc.qualname.split(".")[-1]
+        return _dynfunc.make_function(fndesc.lookup_module(), name, "", 0, env, (library,))
+
+    if not getattr(cpu.CPUContext.get_executable, "_tilecast_link_only", False):
+        get_executable_or_stub._tilecast_link_only = True  # type: ignore[attr-defined]
+        cpu.CPUContext.get_executable = get_executable_or_stub
+    return {"pipeline_class": LinkOnlyCompiler}
+
+
+def link_only_options() -> dict[str, Any] | None:
+    """Numba options that compile a helper only into its callers, or None where unavailable.
+
+    Examples
+    --------
+    >>> options = link_only_options()
+    >>> options is None or sorted(options) == ["pipeline_class"]
+    True
+    """
+    global _OPTIONS, _TRIED
+    if os.environ.get("TILECAST_LINK_ONLY", "1") == "0":
+        return None
+    if not _TRIED:
+        _TRIED = True
+        try:
+            _OPTIONS = _build()
+        except (ImportError, AttributeError, TypeError, ValueError):
+            _OPTIONS = None
+    return _OPTIONS
