@@ -570,7 +570,7 @@ def query_circle(state, cx, cy, r):
 
 
 # ---------------------------------------------------------------- rays
-@internal
+@internal(inline="always")
 def body_contact(state, s, ray):
     """The exact first contact of the ray with slot ``s`` (geometry scaled when huge)."""
     kind = state.kind[s]
@@ -589,7 +589,7 @@ def body_contact(state, s, ray):
     return miss()
 
 
-@internal
+@internal(inline="always")
 def scaled_contact(state, s, ray):
     """:func:`body_contact` with huge shapes scaled down by a power of two (t scaled back).
 
@@ -655,6 +655,13 @@ def hash_line(state, ray):
 @internal
 def _safe(x, large):
     return x == 0.0 or SAFE_SMALL <= abs(x) <= large
+
+
+@internal
+def _extent(state):
+    """The buckets' extent ``(i0, j0, i1, j1)`` as a tuple (no array handed on per cell)."""
+    e = state.extent
+    return e[0], e[1], e[2], e[3]
 
 
 @internal
@@ -790,7 +797,7 @@ def left_extent(line, e, i, j):
     return left_for_good(i - e[0], j - e[1], e[2] - e[0] + 1, e[3] - e[1] + 1, line.sx, line.sy)
 
 
-@internal
+@internal(inline="always")
 def _wanted(state, s, mask, ignore):
     if state.kind[s] == FREE or (np.uint32(state.layers[s]) & np.uint32(mask)) == 0:
         return False
@@ -801,7 +808,7 @@ def _wanted(state, s, mask, ignore):
     return True
 
 
-@internal
+@internal(inline="always")
 def _better(state, ray, s, c, best, best_slot):
     """Does slot ``s``'s contact ``c`` come before ``best`` (a cell's when ``best_slot < 0``)?
 
@@ -816,7 +823,7 @@ def _better(state, ray, s, c, best, best_slot):
     return order == 0 and best_slot >= 0 and state.ids[s] < state.ids[best_slot]
 
 
-@internal
+@internal(inline="always")
 def _consider(state, ray, s, limit_t, best, best_slot):
     c, scaled = scaled_contact(state, s, ray)
     if scaled:  # huge shapes: compared by their float parameters alone
@@ -831,7 +838,7 @@ def _consider(state, ray, s, limit_t, best, best_slot):
     return best, best_slot
 
 
-@internal
+@internal(inline="always")  # per hash cell: no call, no reference counts on the state
 def _visit(state, ray, i, j, limit_t, mask, ignore, best, best_slot):
     """Consider the wanted objects filed in hash cell ``(i, j)`` (if it is in the extent)."""
     if not _in_extent(state.extent, i, j):
@@ -869,7 +876,7 @@ def first_body(state, ray, wall, limit_t, mask, ignore):
         return best, best_slot
     if how == 1:
         return best, best_slot
-    e = state.extent
+    e = _extent(state)
     fi, fj = ifloor(line.u0), ifloor(line.v0)  # the origin's own cell
     if fi != line.i0 or fj != line.j0:
         best, best_slot = _visit(state, ray, fi, fj, limit_t, mask, ignore, best, best_slot)
@@ -913,7 +920,7 @@ def ray_candidates(state, ray, limit_t):
         return np.unique(found[:n])
     if how == 1:
         return np.unique(found[:n])
-    e = state.extent
+    e = _extent(state)
     fi, fj = ifloor(line.u0), ifloor(line.v0)
     if fi != line.i0 or fj != line.j0:
         found, n = _collect(state, fi, fj, found, n)
