@@ -564,6 +564,17 @@ def test_circle_corner_contacts_a_few_ulps_apart_are_ordered_exactly(eps):
     assert len(expected) == 1 and hit.cell == expected[0].cell
 
 
+def test_circle_corner_contacts_between_the_same_two_doubles_are_ordered_exactly():
+    """Two corner times that round to the same double: the exact first (row 2) wins, where
+    the tie rule (the smaller row) would pick row 0."""
+    grid = Grid([[0] * 5 + [1], [0] * 6, [0] * 5 + [1]], tile_size=(1.0, 1.2000000000000004),
+                origin=(0.0, -1.8000000000000007))  # fmt: skip
+    times = {c.cell: c.time for c in _all_contacts(grid, (0.5, 0.0), (1.0, 0.0), 1.0)}
+    first, other = times[(5, 2)], times[(5, 0)]
+    assert float(first.decimal()) == float(other.decimal()) and ref.compare(first, other) < 0
+    assert circle_cast(grid, (0.5, 0.0), 1.0, (1.0, 0.0)).cell == (5, 2)
+
+
 def test_move_and_slide_remainder_and_max_slides():
     grid = Grid([[0, 0, 0, 1], [0, 0, 0, 1], [1, 1, 1, 1]])
     # one slide: stops at the floor, the rest of the motion (less its part into it) remains
