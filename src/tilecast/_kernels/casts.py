@@ -825,9 +825,12 @@ def _round_down(best, q, work):
             if t <= 0.0 or expansion_sign(work[:5]) * _sign(den) >= 0:
                 break
             t = max(np.nextafter(t, -np.inf), 0.0)
-        # and the largest such double (the float quotient may be an ulp low)
+        # and the largest such double (the float quotient may be an ulp low), where
+        # the product t * den cannot underflow (two_prod exact)
         for _ in range(4):
             up = np.nextafter(t, np.inf)
+            if abs(up * den) < 2.0**-960:
+                break
             work[0], work[1], work[2] = best[_A0], best[_A1], best[_A2]
             work[3], work[4] = two_prod(-up, den)
             if expansion_sign(work[:5]) * _sign(den) < 0:
@@ -952,7 +955,9 @@ def _answer(view, q, f, best, best_cell, buf, bodies):
     y1 = f.o_minor + (row + 1) * f.s_minor
     if kind == INSIDE:
         return CastHit(1, 0.0, 0.0, q.x, q.y, 0.0, 0.0, col, row, True, INSIDE, q.x, q.y, 0.0, -1)
-    t = _round_down(best, q, work) if best[_RAT] != 0.0 else round_down(best[_TD:], best[_T], q)
+    # a corner's float time: the exact overlap test below rounds it down (the exact
+    # round_down of a root costs more than the rest of a short cast)
+    t = _round_down(best, q, work) if best[_RAT] != 0.0 else best[_T]
     t, ex, ey = _settle(view, q, f, t, True, work, pos, bodies)
     t_end = t
     if q.place:

@@ -158,6 +158,7 @@ def round_down(td, t, q):
         # below by one ulp, then steps that double
         t = max(min(np.nextafter(t, -np.inf), t - abs(t) * 2.0 ** (step - 53)), 0.0)
         step += 1
+    t = max(t, 0.0) if t > 0.0 else 0.0  # never -0.0
     # climb back to the largest double at most T (a few ulps at most)
     for _ in range(16):
         up = np.nextafter(t, np.inf)
