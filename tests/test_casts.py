@@ -17,7 +17,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from reference import casts as ref
@@ -445,6 +445,9 @@ def test_box_bodies_stand_for_cells_exactly(case):
     # the whole double range)
     st.floats(0.0, 6.283185307179586) | st.sampled_from([1e-300, 5e-324, 1e-160]),
 )
+# touching at the start and moving in: an exact root time of 0 (the oracle once printed
+# it 1e-81 below 0)
+@example((1.5, 1.5), 1.0, 0.25, "box", 6.104121674219648)
 def test_circle_body_against_the_exact_oracle(center, size, rb, shape, angle):
     body = (0.5, 0.25)
     bodies = SpatialHash(1.0)

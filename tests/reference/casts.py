@@ -39,6 +39,14 @@ def _dec(q: Fraction) -> Decimal:
         return Decimal(q.numerator) / Decimal(q.denominator)
 
 
+def _exact_sqrt(q: Fraction) -> Fraction | None:
+    """The square root of ``q >= 0`` when it is rational, else None."""
+    n, d = math.isqrt(q.numerator), math.isqrt(q.denominator)
+    if n * n == q.numerator and d * d == q.denominator:
+        return Fraction(n, d)
+    return None
+
+
 @dataclass(frozen=True)
 class Time:
     """An exact contact time: a rational, or ``(-b - sqrt(disc)) / a`` (a > 0, disc >= 0)."""
@@ -51,6 +59,9 @@ class Time:
     def decimal(self) -> Decimal:
         if self.rational is not None:
             return _dec(self.rational)
+        root = _exact_sqrt(self.disc)
+        if root is not None:  # a rational root (0 included): exactly
+            return _dec((-self.b - root) / self.a)
         with localcontext() as ctx:
             ctx.prec = _DIGITS
             return (-_dec(self.b) - _dec(self.disc).sqrt()) / _dec(self.a)
