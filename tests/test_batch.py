@@ -121,26 +121,45 @@ def test_set_solid_keeps_the_clearance_map_current():
 
 
 def brute_force_clearance(solid, outside_solid):
-    """Quadrant clearance by definition: grow the square until it meets a wall."""
+    """Quadrant clearance by definition: grow the square until it meets a wall.
+
+    Whether a square holds a wall is read from a table of wall counts over
+    every prefix rectangle (plain Python integers); a square that holds a
+    wall or leaves the map only grows into more of them, so the largest
+    empty one is found by bisection on its size.
+    """
     rows, cols = solid.shape
+    cells = solid.tolist()
+    counts = [[0] * (cols + 1) for _ in range(rows + 1)]  # walls in [0, j) x [0, i)
+    for j in range(rows):
+        for i in range(cols):
+            counts[j + 1][i + 1] = (
+                int(cells[j][i]) + counts[j][i + 1] + counts[j + 1][i] - counts[j][i]
+            )
+
+    def empty(i, j, sx, sy, r):  # the square of cells from (i, j) to (i + sx r, j + sy r)
+        i1, j1 = i + sx * r, j + sy * r
+        if not (0 <= i1 < cols and 0 <= j1 < rows):
+            return False
+        lo_i, hi_i, lo_j, hi_j = min(i, i1), max(i, i1), min(j, j1), max(j, j1)
+        return not (counts[hi_j + 1][hi_i + 1] - counts[lo_j][hi_i + 1]
+                    - counts[hi_j + 1][lo_i] + counts[lo_j][lo_i])  # fmt: skip
+
     out = np.full((4, rows + 2, cols + 2), -1 if outside_solid else -2)
     for q, (sx, sy) in enumerate([(1, 1), (-1, 1), (1, -1), (-1, -1)]):
         for j in range(rows):
             for i in range(cols):
-                if solid[j, i]:
+                if cells[j][i]:
                     out[q, j + 1, i + 1] = -1
                     continue
-                r = 0
-                while r < CLEARANCE_CAP:
-                    i1, j1 = i + sx * (r + 1), j + sy * (r + 1)
-                    if not (0 <= i1 < cols and 0 <= j1 < rows):
-                        break
-                    lo_i, hi_i = min(i, i1), max(i, i1)
-                    lo_j, hi_j = min(j, j1), max(j, j1)
-                    if solid[lo_j : hi_j + 1, lo_i : hi_i + 1].any():
-                        break
-                    r += 1
-                out[q, j + 1, i + 1] = r
+                low, high = 0, CLEARANCE_CAP  # empty(low) holds; the answer is in [low, high]
+                while low < high:
+                    middle = (low + high + 1) // 2
+                    if empty(i, j, sx, sy, middle):
+                        low = middle
+                    else:
+                        high = middle - 1
+                out[q, j + 1, i + 1] = low
     return out
 
 

@@ -5,6 +5,9 @@ read or write out of bounds silently. This test reruns the kernel test files in
 a subprocess with ``NUMBA_BOUNDSCHECK=1`` and an empty ``NUMBA_CACHE_DIR`` (so
 every kernel is recompiled with the checks, not loaded from the normal cache);
 any out-of-bounds access then raises ``IndexError`` and fails a test there.
+Its hypothesis tests run at most ``conftest.BOUNDSCHECK_EXAMPLES`` examples
+each (the same tests and code paths; the main run checks the answers with
+the full numbers).
 
 It takes a few minutes (every kernel compiles from scratch, mostly on one
 core), so the run starts in the background as soon as the session has
@@ -66,6 +69,7 @@ def start_run(cache_dir: Path) -> subprocess.Popen[str]:
         os.environ,
         NUMBA_BOUNDSCHECK="1",
         NUMBA_CACHE_DIR=str(cache_dir),
+        TILECAST_BOUNDSCHECK_RUN="1",  # conftest.py: at most BOUNDSCHECK_EXAMPLES per test
         PYTHONPATH=str(SRC) + os.pathsep + os.environ.get("PYTHONPATH", ""),
     )
     return subprocess.Popen(

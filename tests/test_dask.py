@@ -79,14 +79,19 @@ def threads():
 
 @pytest.fixture(scope="module")
 def client():
-    cluster = distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=None,
-        env={"NUMBA_NUM_THREADS": "1"},  # two cores, two workers: one thread each
-    )
+    # Dask's active memory manager drops replicas it finds unneeded every two
+    # seconds, so on a slow machine a worker could lose its copy of the map
+    # between two checks of test_the_map_is_on_each_worker_once; with it off,
+    # what that test sees is what tilecast does (one copy per worker).
+    with dask.config.set({"distributed.scheduler.active-memory-manager.start": False}):
+        cluster = distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            env={"NUMBA_NUM_THREADS": "1"},  # two cores, two workers: one thread each
+        )
     client = distributed.Client(cluster)
     try:
         yield client

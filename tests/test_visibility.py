@@ -23,12 +23,19 @@ def _orient(a, b, c):
     return (det > 0) - (det < 0)
 
 
+def exact_walls(walls):
+    """The walls' end points as Fractions (converted once, for many oracle calls)."""
+    return [(tuple(map(Fraction, a)), tuple(map(Fraction, b))) for a, b in walls]
+
+
 def oracle(walls, p, q):
-    """Exact line of sight: True / False, or None when degenerate (skip)."""
+    """Exact line of sight: True / False, or None when degenerate (skip).
+
+    ``walls`` from :func:`exact_walls`; ``p`` and ``q`` are floats.
+    """
     p = tuple(map(Fraction, p))
     q = tuple(map(Fraction, q))
     for a, b in walls:
-        a, b = tuple(map(Fraction, a)), tuple(map(Fraction, b))
         o3, o4 = _orient(a, b, p), _orient(a, b, q)
         if o3 == 0:
             continue  # p on the wall's line: a wall through the observer hides nothing
@@ -57,8 +64,9 @@ def check_against_oracle(walls, p, rng, n=60, **kw):
     inside = tc.point_in_polygon(pts, poly)
     far = boundary_distance(poly, pts) > 1e-6
     checked = 0
+    exact = exact_walls(walls)
     for q, got, ok in zip(pts, inside, far, strict=True):
-        want = oracle(walls, p, q)
+        want = oracle(exact, p, q)
         if want is None or not ok:
             continue
         checked += 1

@@ -372,7 +372,8 @@ def first_with_bodies(
     slot, t, nx, ny, body = bodies.consistent(run)
     if slot < 0:
         return hit
-    return Hit((x0 + t * sdx, y0 + t * sdy), (nx, ny), t * norm, (-1, -1), t == 0.0, None, body)
+    inside = nx == 0.0 and ny == 0.0  # only a start in or on a body has no normal
+    return Hit((x0 + t * sdx, y0 + t * sdy), (nx, ny), t * norm, (-1, -1), inside, None, body)
 
 
 def _wall_line(
@@ -405,11 +406,13 @@ def _wall_line(
 def blocked_by_bodies(
     bodies: Any, a: tuple[float, float], b: tuple[float, float], mask: int, ignore: Any
 ) -> bool:
-    """Whether a body meets the ray from ``a`` along ``b - a`` before its parameter 1.
+    """Whether a body meets the closed segment between ``a`` and ``b`` (symmetric in them).
 
-    The direction is ``(bx - ax, by - ay)`` in float64 (``b`` itself when
-    the differences are exact); a contact at parameter 1 (touching at ``b``)
-    does not count, one at 0 (``a`` in or on a body) does.
+    The segment is taken from the smaller end point (by ``(x, y)``) to the
+    other, so ``blocked_by_bodies(a, b) == blocked_by_bodies(b, a)``; it is
+    the ray from that end along the float64 difference of the two, up to its
+    parameter 1 (exactly the segment when the difference is exact). Closed
+    at both ends: a body touching it anywhere, an end included, blocks.
 
     Examples
     --------
@@ -417,24 +420,30 @@ def blocked_by_bodies(
     >>> bodies = SpatialHash(1.0)
     >>> bodies.insert(1, box=(2.0, -1.0, 3.0, 1.0))
     >>> blocked_by_bodies(bodies, (0.0, 0.0), (2.0, 0.0), 1, None)  # touches at b
-    False
-    >>> blocked_by_bodies(bodies, (0.0, 0.0), (2.5, 0.0), 1, None)
     True
+    >>> blocked_by_bodies(bodies, (3.0, 0.0), (5.0, 0.0), 1, None)  # touches at a
+    True
+    >>> blocked_by_bodies(bodies, (0.0, 0.0), (1.9, 0.0), 1, None)
+    False
     """
+    if (b[0], b[1]) < (a[0], a[1]):
+        a, b = b, a
     dx, dy = b[0] - a[0], b[1] - a[1]
-    if dx == 0.0 and dy == 0.0:
-        return False
-    shift = _direction_scale(dx, dy)
-    sdx, sdy = math.ldexp(dx, shift), math.ldexp(dy, shift)
-    end = math.ldexp(1.0, -shift)  # the parameter of b on the scaled ray
-    # parameter 1 of the given ray as an exact contact (1 - 0) / 2**shift; it wins ties
-    wall = (2.0, 1.0, 0.0, math.ldexp(1.0, shift))
+    if dx == 0.0 and dy == 0.0:  # a point: any ray from it, ending at its start
+        sdx, sdy, end, wall = 1.0, 0.0, 0.0, (1.0, 0.0, 0.0, 0.0)
+    else:
+        shift = _direction_scale(dx, dy)
+        sdx, sdy = math.ldexp(dx, shift), math.ldexp(dy, shift)
+        end = math.ldexp(1.0, -shift)  # the parameter of b on the scaled ray
+        # parameter 1 of the given ray as an exact contact (1 - 0) / 2**shift
+        wall = (2.0, 1.0, 0.0, math.ldexp(1.0, shift))
     bodies.ignored_slots(ignore)  # checked before any compiled code runs
-    kernel = _first_contact or _load_first_contact(bodies)
+    kernel = kernels("bodies").contact_until
     bits = np.uint32(mask)
+    limit = end * (1.0 + 2.0**-40)  # beyond the end: the kernel decides the end exactly
     slot: int = bodies.consistent(
-        lambda state: kernel(state, (a[0], a[1], sdx, sdy), wall, end, bits,
-                             bodies.ignored_slots(ignore))[0]
+        lambda state: kernel(state, (a[0], a[1], sdx, sdy), wall, limit, bits,
+                             bodies.ignored_slots(ignore))
     )  # fmt: skip
     return slot >= 0
 
@@ -496,7 +505,7 @@ def bodies_many(
         point[won] = o[won] + tw[:, None] * sd[won]
         normal[won] = body_normal[won]
         cell[won] = -1
-        inside[won] = tw == 0.0
+        inside[won] = (body_normal[won] == 0.0).all(axis=1)  # no normal: a start in or on it
         if pixel is not None:
             pixel[won] = -1
     return body

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from typing import Any
 
 __all__ = [
     "MIN_TASK", "TASK", "numba_parallel", "run_each", "run_shared", "run_tasks", "share_count",
@@ -40,14 +42,60 @@ _pool_lock = threading.Lock()
 def thread_count() -> int:
     """Return the number of threads a batch uses.
 
+    ``NUMBA_NUM_THREADS`` is read on every call (a test or a program may set
+    it at run time); the CPUs this process may use are asked of the system
+    at most once a second (``os.sched_getaffinity`` costs a few microseconds,
+    as much as a small scan's own work), so a change of affinity is seen
+    within a second.
+
     Examples
     --------
     >>> thread_count() >= 1
     True
     """
-    setting = os.environ.get("NUMBA_NUM_THREADS", "")
-    if setting.strip().isdigit() and int(setting) > 0:
-        return int(setting)
+    setting = _setting()
+    cached = _count
+    if setting == cached[0] and (setting or time.monotonic() < cached[2]):
+        return cached[1]
+    count = _usable_cpus() if not (setting.strip().isdigit() and int(setting) > 0) else int(setting)
+    _remember(setting, count)
+    return count
+
+
+_AFFINITY_TTL = 1.0  # seconds a count of usable CPUs is kept
+
+
+def _setting() -> str:
+    """``NUMBA_NUM_THREADS`` as set now ("" if not).
+
+    ``os.environ.get`` costs a microsecond or more (it encodes the key and
+    goes through two Mapping layers); the environment's own dict of bytes,
+    which ``os.environ`` keeps current on every change, answers in a tenth
+    of that. Elsewhere than CPython on POSIX: ``os.environ.get``.
+    """
+    if _ENV_DATA is None:
+        return os.environ.get("NUMBA_NUM_THREADS", "")
+    value = _ENV_DATA.get(_ENV_KEY)
+    return "" if value is None else os.fsdecode(value)
+
+
+try:  # CPython's os._Environ on POSIX: a bytes dict and the key as it is stored
+    _ENV_DATA: dict[Any, Any] | None = os.environ._data  # type: ignore[attr-defined]
+    _ENV_KEY: Any = os.environ.encodekey("NUMBA_NUM_THREADS")
+except AttributeError:
+    _ENV_DATA, _ENV_KEY = None, None
+# (NUMBA_NUM_THREADS as read, the thread count, when the CPU count expires);
+# one tuple, replaced whole, so that threads read a consistent triple
+_count: tuple[str | None, int, float] = (None, 1, 0.0)
+
+
+def _remember(setting: str, count: int) -> None:
+    global _count
+    _count = (setting, count, time.monotonic() + _AFFINITY_TTL)
+
+
+def _usable_cpus() -> int:
+    """Return the number of CPUs this process may use (at least 1)."""
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux

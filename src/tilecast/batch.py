@@ -20,7 +20,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tilecast import _engine
-from tilecast._threads import numba_parallel, run_shared, run_tasks, share_count
+from tilecast._threads import (
+    MIN_TASK,
+    numba_parallel,
+    run_shared,
+    run_tasks,
+    share_count,
+    thread_count,
+)
 from tilecast._validate import (
     RANGE_DTYPES,
     as_angles,
@@ -109,6 +116,9 @@ _NO_POINTS = np.empty((0, 2))
 _NO_LIMITS = np.empty(0)
 _NO_CELLS = np.empty((0, 2), dtype=np.int64)
 _NO_INSIDE = np.empty(0, dtype=np.bool_)
+_NO_STATUS = np.empty(0, dtype=np.uint8)
+_NO_CIRCLES = np.empty((1, 0, 3))
+_NO_CORNERS = np.empty((1, 0, 4, 2))
 # the input of the other kind, for the lanes (one compiled signature for both kinds)
 _NO_RAYS = RayBatch(_NO_POINTS, _NO_POINTS, 1, _NO_LIMITS, 0, False, ALL_LAYERS)
 _NO_BEAMS = Beams(_NO_POSES, _NO_ANGLES, 0.0)
@@ -266,7 +276,7 @@ def _stack_scan(
 
 def _stack_raycast(
     stack: GridStack, origins: Any, directions: Any, max_distance: Any, gaps: int,
-    ignore: bool, mask: Any,
+    ignore: bool, mask: Any, circles: Any = None, boxes: Any = None,
 ) -> Hits:  # fmt: skip
     """``raycast_many`` on a stack: origins and directions (B, N, 2), one ray per row."""
     count = len(stack)
@@ -286,6 +296,7 @@ def _stack_raycast(
     if ((flat_directions[:, 0] == 0.0) & (flat_directions[:, 1] == 0.0)).any():
         as_directions_array(flat_directions)  # raises, naming the row
     limits = _stack_limits(max_distance, count, n)
+    shapes = _shapes(circles, boxes, count, max(n, 1))
     stride = n if n_origins == 1 else 1
     flat_origins = origin_array.reshape(-1, 2)
     total = count * n
@@ -315,10 +326,16 @@ def _stack_raycast(
             _store_hit(hit, k, distance, point, normal, cell, inside, None)
 
     stack.consistent(cast)
+    body = None
+    if shapes is not None:
+        rays = RayBatch(flat_origins, flat_directions, stride, limits, gaps, ignore, ALL_LAYERS)
+        walls = FirstHits(distance, point, normal, cell, inside, _NO_CELLS, _NO_STATUS)
+        body = _clip_rays(rays, shapes, walls, stack_walk_map(stack, stack.walk_maps(mask_bits)),
+                          total).reshape(count, n)  # fmt: skip
     return Hits(
         (distance < math.inf).reshape(count, n), distance.reshape(count, n),
         point.reshape(count, n, 2), normal.reshape(count, n, 2), cell.reshape(count, n, 2),
-        inside.reshape(count, n), None,
+        inside.reshape(count, n), None, body,  # type: ignore[arg-type]
     )  # fmt: skip
 
 
@@ -334,6 +351,8 @@ def raycast_many(
     mask: int = ALL_LAYERS,
     bodies: SpatialHash | None = None,
     ignore: Any = None,
+    circles: Any = None,
+    boxes: Any = None,
 ) -> Hits:
     """Cast many rays at once (compiled, parallel over rays).
 
@@ -370,6 +389,20 @@ def raycast_many(
         a ``GridStack``.
     ignore : int or iterable of int, optional
         Ids of bodies left out.
+    circles : array_like, shape (K, 3), optional
+        Moving round things ``(x, y, r)`` as for :func:`scan_many` (on a
+        ``GridStack`` ``(B, K, 3)``, each map's own; rows of NaN are free
+        slots): a ray stops at the first of cell, circle or box, decided
+        exactly (a tie goes to the cell; between shapes, to the lower row,
+        circles before boxes). A shape's row has ``cell`` ``(-1, -1)``, the
+        shape's outward normal and ``Hits.body`` the shape's row: circle
+        ``q`` is ``q``, box ``q`` is ``K + q``. A ray starting inside or on
+        a shape hits it at distance 0 with ``inside=True`` (``ignore_start``
+        is about cells); a shape met first beyond ``max_distance`` leaves
+        the ray a miss. Only on a ``Grid`` or ``GridStack``, not with ``bodies``.
+    boxes : array_like, shape (K, 5), optional
+        Oriented boxes ``(cx, cy, half_w, half_h, angle)`` as for
+        :func:`scan_many` (on a ``GridStack`` ``(B, K, 5)``).
 
     Returns
     -------
@@ -407,11 +440,22 @@ def raycast_many(
     >>> hits = raycast_many(tmap, (0.5, 2.5), [(1.0, 0.0), (0.0, -1.0)])
     >>> hits.cell.tolist(), hits.pixel.tolist(), hits.point[0].tolist()
     ([[1, 0], [-1, -1]], [[0, 2], [-1, -1]], [4.0, 2.5])
+
+    Among moving circles (the second ray meets circle 0 before the wall):
+
+    >>> hits = raycast_many(grid, (1.5, 0.5), [(1.0, 0.0), (0.0, 1.0)],
+    ...                     circles=[(1.5, 1.5, 0.5)])
+    >>> hits.distance.tolist(), hits.body.tolist(), hits.cell[1].tolist()
+    ([inf, 0.5], [-1, 0], [-1, -1])
     """
     if type(grid) is GridStack:
+        if bodies is not None:
+            raise TypeError("bodies: a SpatialHash goes with one map; on a GridStack give "
+                            "circles= and boxes= per map")  # fmt: skip
         gaps = as_choice_index("diagonal_gaps", diagonal_gaps, DIAGONAL_GAPS)
         ignore = as_flag("ignore_start", ignore_start)
-        return _stack_raycast(grid, origins, directions, max_distance, gaps, ignore, mask)
+        return _stack_raycast(grid, origins, directions, max_distance, gaps, ignore, mask,
+                              circles, boxes)  # fmt: skip
     # a raw array is wrapped once, here (a Grid or TileMap passes as it is)
     world: Any = grid if mask is ALL_LAYERS else check_map(grid, mask)
     if type(world) is not Grid and type(world) is not TileMap:
@@ -424,6 +468,9 @@ def raycast_many(
     if bodies is not None:
         hash_ = as_bodies(bodies)
         origin = None  # the general path: the bodies' pass takes arrays
+    if circles is not None or boxes is not None:
+        _shapes_allowed(world, bodies)
+        origin = None  # the general path: the shapes' pass takes arrays
     if origin is not None and direction is not None and type(max_distance) in _PLAIN:
         # one ray: no input arrays (see _one_ray)
         x0, y0 = origin
@@ -443,6 +490,7 @@ def raycast_many(
     n = n_directions if n_origins == 1 else n_origins
     max_distances = as_max_distances(max_distance, n)
     stride = max(n, 1) if n_origins == 1 else 1
+    shapes = _shapes(circles, boxes, None, max(n, 1))
 
     def cast() -> tuple[NDArray[Any], ...]:
         view, is_tilemap = walk_map(world)
@@ -451,12 +499,46 @@ def raycast_many(
 
     distance, point, normal, cell, inside, pixel = world.consistent(cast)
     pixels = pixel if is_tilemap else None
+    if shapes is not None:
+        rays = RayBatch(origin_array, direction_array, stride, max_distances, gaps, start_free,
+                        ALL_LAYERS)  # fmt: skip
+        walls = FirstHits(distance, point, normal, cell, inside, _NO_CELLS, _NO_STATUS)
+        body = _clip_rays(rays, shapes, walls, view, n)
+        return Hits(distance < math.inf, distance, point, normal, cell, inside, None, body)
     if bodies is None:
         return Hits(distance < math.inf, distance, point, normal, cell, inside, pixels)
     body = _engine.bodies_many(hash_, view, (origin_array, stride, direction_array, max_distances),
                                (distance, point, normal, cell, inside, pixels), int(mask),
                                ignore)  # fmt: skip
     return Hits(distance < math.inf, distance, point, normal, cell, inside, pixels, body)
+
+
+def _shapes_allowed(world: Any, bodies: Any) -> None:
+    """Raise unless ``circles=`` and ``boxes=`` may go with this map and ``bodies``."""
+    if isinstance(world, TileMap):
+        raise TypeError("circles and boxes need a Grid or a GridStack, not a TileMap")
+    if bodies is not None:
+        raise ValueError(
+            "bodies: give the moving things as a SpatialHash (bodies=) or as arrays "
+            "(circles=, boxes=), not both in one call"
+        )
+
+
+def _clip_rays(
+    rays: RayBatch, shapes: Shapes, walls: FirstHits, view: WalkMap, n: int
+) -> NDArray[np.int64]:
+    """Stop the ``n`` cast rays at their first shape where it comes first; return ``body``.
+
+    :func:`tilecast._kernels.obstacles.clip_rays` over the batch, in parallel
+    (``walls``: the walk's outputs, overwritten in place).
+    """
+    body = np.full(n, -1, dtype=np.int64)
+    if n == 0:
+        return body
+    clip_rays = _engine.kernels("obstacles").clip_rays
+    size = max(-(-n // thread_count()), 256)  # each ray tests every shape: threads pay sooner
+    run_tasks(lambda lo, hi: clip_rays(lo, hi, rays, shapes, walls, view, body), n, size)
+    return body
 
 
 def _single_pair(name: str, value: Any) -> tuple[float, float] | None:
@@ -634,13 +716,8 @@ def _scan_many(
     max_range = as_max_range(max_range)
     n_poses, n_beams = len(pose_array), len(angle_array)
     shapes = _shapes(circles, boxes, None, max(n_poses, 1))
-    if shapes is not None and isinstance(world, TileMap):
-        raise TypeError("circles and boxes need a Grid or a GridStack, not a TileMap")
-    if shapes is not None and bodies is not None:
-        raise ValueError(
-            "bodies: give the moving things as a SpatialHash (bodies=) or as arrays "
-            "(circles=, boxes=), not both in one scan"
-        )
+    if shapes is not None:
+        _shapes_allowed(world, bodies)
     shape = (n_poses, n_beams)
     if out is None:
         result = np.empty(shape, as_range_dtype(dtype))
@@ -690,11 +767,10 @@ def _shapes(circles: Any, boxes: Any, count: int | None, poses_per_map: int) -> 
     """
     if circles is None and boxes is None:
         return None
-    maps = 1 if count is None else count
-    circle_rows = np.empty((maps, 0, 3))
+    circle_rows = _NO_CIRCLES  # no shape on any map (the kernels read K = 0)
     if circles is not None:
         circle_rows = as_shape_rows("circles", circles, count, 3)
-    corners = np.empty((maps, 0, 4, 2))
+    corners = _NO_CORNERS
     if boxes is not None:
         rows = as_shape_rows("boxes", boxes, count, 5)
         cx, cy, hw, hh, angle = (rows[..., q] for q in range(5))
@@ -792,8 +868,19 @@ def _scan_grid_rays(
     np.minimum(distance, max_range, out=distance)
     if shapes is not None:
         clip_beams = _engine.kernels("obstacles").clip_beams
-        per_thread = -(-n // share_count(n))  # few beams: on this thread, no pool round trip
-        run_tasks(lambda lo, hi: clip_beams(lo, hi, beams, shapes, out, view), n, per_thread)
+        numbers = np.array((max_range, view.origin_x, view.origin_y, view.cell_width,
+                            view.cell_height))  # fmt: skip
+        circles, corners, per_map = shapes
+        distance, normal, cell, inside = out.distance, out.normal, out.cell, out.inside
+
+        def clip(lo: int, hi: int) -> None:
+            clip_beams(lo, hi, poses, angles, numbers, circles, corners, per_map, distance,
+                       normal, cell, inside)  # fmt: skip
+
+        if n < 2 * MIN_TASK:  # few beams: on this thread, no pool round trip
+            clip(0, n)
+        else:
+            run_tasks(clip, n, -(-n // share_count(n)))
 
 
 _POSE_ROW = re.compile(r"^(\w+)\[(\d+)\]")
@@ -831,6 +918,7 @@ CHUNK_RAYS = 1 << 18
 def scan_in_chunks(
     world: Any, poses: NDArray[np.float64], angles: NDArray[np.float64], max_range: float,
     pose_name: str, evaluate: Callable[[int, int, NDArray[np.float64]], None],
+    shapes: Shapes | None = None,
 ) -> None:  # fmt: skip
     """Cast the scans of ``poses`` a chunk of poses at a time, never all at once.
 
@@ -840,7 +928,8 @@ def scan_in_chunks(
     :func:`scan_many` casts them; then ``evaluate(first, end, ranges)`` gets
     slices of it, flat ``((end - first) * B,)``, also in parallel on the pool
     (``evaluate`` must be thread-safe: the slices are disjoint). The whole
-    cast sees one state of the map (``World.consistent``).
+    cast sees one state of the map (``World.consistent``). ``shapes``: one
+    map's circles and boxes (:func:`_shapes`), on a grid.
     """
     n_poses, n_beams = len(poses), len(angles)
     if n_poses * n_beams == 0:
@@ -857,7 +946,8 @@ def scan_in_chunks(
             if is_tilemap:
                 _scan_tile_rays(world, view, chunk, first, angles, max_range, ranges, pose_name)
             else:
-                _scan_grid_rays(world, view, chunk, first, angles, max_range, ranges, pose_name)
+                _scan_grid_rays(world, view, chunk, first, angles, max_range, ranges, pose_name,
+                                None, shapes)  # fmt: skip
 
             def part(lo: int, hi: int, first: int = first, ranges: Any = ranges) -> None:
                 evaluate(first + lo, first + hi, ranges[lo * n_beams : hi * n_beams])
@@ -871,6 +961,7 @@ def scan_in_chunks(
 def stack_scan_in_chunks(
     stack: GridStack, poses: NDArray[np.float64], angles: NDArray[np.float64], max_range: float,
     mask: int, evaluate: Callable[[int, int, int, NDArray[np.float64]], None],
+    shapes: Shapes | None = None,
 ) -> None:  # fmt: skip
     """:func:`scan_in_chunks` on a stack: poses ``(B, P, 3)``, a chunk of whole maps at a time.
 
@@ -878,6 +969,7 @@ def stack_scan_in_chunks(
     exceed ``CHUNK_RAYS``) is cast in one compiled call into a reused
     buffer; then ``evaluate(b, first, end, ranges)`` gets map ``b``'s poses
     ``first .. end - 1``, flat ``((end - first) * R,)``, in parallel.
+    ``shapes``: each map's circles and boxes (:func:`_shapes` of the stack).
     """
     count, n_poses, _ = poses.shape
     n_beams = len(angles)
@@ -903,7 +995,11 @@ def stack_scan_in_chunks(
             ranges = scratch[: (b1 - b0) * rays_per_map]
             chunk = flat_poses[b0 * n_poses + p0 : (b1 - 1) * n_poses + p1]
             rays = _stack_rays(stack, data, b0, b1, rays_per_map, p1 - p0, mask)
-            _scan_grid_rays(stack, view, chunk, 0, angles, max_range, ranges, "poses", rays)
+            part_shapes = None
+            if shapes is not None:  # the chunk's maps, p1 - p0 poses on each
+                part_shapes = Shapes(shapes.circles[b0:b1], shapes.corners[b0:b1], p1 - p0)
+            _scan_grid_rays(stack, view, chunk, 0, angles, max_range, ranges, "poses", rays,
+                            part_shapes)  # fmt: skip
 
             def part(lo: int, hi: int, b0: int = b0, p0: int = p0, p1: int = p1,
                      ranges: Any = ranges) -> None:  # fmt: skip
@@ -979,15 +1075,17 @@ def scan(
     x = as_finite_float("pose[0]", pose[0])
     y = as_finite_float("pose[1]", pose[1])
     theta = as_finite_float("pose[2]", pose[2])
+    one_pose = np.array(((x, y, theta),))  # checked: as_poses passes it at once
     if out is None:
         ranges: NDArray[np.floating[Any]] = _scan_many(
-            world, [(x, y, theta)], angles, max_range, "pose", None, dtype, ALL_LAYERS, bodies,
+            world, one_pose, angles, max_range, "pose", None, dtype, ALL_LAYERS, bodies,
             ignore, mask, circles=circles, boxes=boxes,
         )[0]  # fmt: skip
         return ranges
-    n_beams = len(as_angles(angles))
-    array = check_out(out, (n_beams,), RANGE_DTYPES, (angles,))
-    _scan_many(world, [(x, y, theta)], angles, max_range, "pose", array.reshape(1, n_beams),
+    angle_array = as_angles(angles)
+    n_beams = len(angle_array)
+    array = check_out(out, (n_beams,), RANGE_DTYPES, (angle_array,))
+    _scan_many(world, one_pose, angle_array, max_range, "pose", array.reshape(1, n_beams),
                np.float64, ALL_LAYERS, bodies, ignore, mask, circles=circles,
                boxes=boxes)  # fmt: skip
     return out  # type: ignore[no-any-return]

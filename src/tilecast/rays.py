@@ -247,7 +247,7 @@ def _interleave(cells: Iterator[Hit], found: list[Any]) -> Iterator[Hit]:
 
 
 def _body_hit(contact: Any, normal: tuple[float, float]) -> Hit:
-    return Hit(contact.point, normal, contact.distance, (-1, -1), contact.distance == 0.0, None,
+    return Hit(contact.point, normal, contact.distance, (-1, -1), normal == (0.0, 0.0), None,
                contact.id)  # fmt: skip
 
 
@@ -260,7 +260,7 @@ def line_of_sight(
     The segment ``a -> b`` is walked exactly (as :func:`traverse` does); the
     two end cells never block; a lattice point between two solid shoulders
     blocks as ``diagonal_gaps`` says. Symmetric: ``line_of_sight(a, b) ==
-    line_of_sight(b, a)``. Cells beyond the map block when the map's
+    line_of_sight(b, a)`` (with ``bodies`` too). Cells beyond the map block when the map's
     ``outside`` is ``"solid"``.
 
     Parameters
@@ -276,12 +276,13 @@ def line_of_sight(
         The layers that block sight, as for :func:`raycast`.
     bodies : SpatialHash, optional
         Bodies block too: the sight is blocked when a body (not in
-        ``ignore``, its layers meeting the mask) meets the ray from ``a``
-        along ``b - a`` before ``b``: a body touching the segment (grazing
-        it, or at ``a``) blocks, one touching it only at ``b`` does not. So
-        leave the viewer's own body out with ``ignore``. Not symmetric then
-        (a body at ``b`` blocks ``los(b, a)``). ``b - a`` is taken in
-        float64: exact when the difference is.
+        ``ignore``, its layers meeting the mask) meets the closed segment
+        between ``a`` and ``b``: touching counts, at either end too (a
+        body holding ``a`` or ``b`` blocks). So leave the viewer's and the
+        target's own bodies out with ``ignore``. Symmetric: the segment is
+        taken from the smaller of ``a`` and ``b`` (by ``(x, y)``) along the
+        float64 difference to the other, exactly the segment when that
+        difference is exact.
     ignore : int or iterable of int, optional
         Ids of bodies left out.
 

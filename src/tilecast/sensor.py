@@ -36,7 +36,7 @@ from tilecast._validate import (
     check_out,
 )
 from tilecast._walkspec import ALL_LAYERS
-from tilecast.batch import scan_in_chunks, stack_scan_in_chunks
+from tilecast.batch import _shapes, _shapes_allowed, scan_in_chunks, stack_scan_in_chunks
 from tilecast.grid import Grid, check_map
 from tilecast.mapping import LikelihoodField
 from tilecast.stack import GridStack
@@ -124,6 +124,8 @@ def scan_likelihood(
     table_resolution: float | None = None,
     out: Any = None,
     mask: int = ALL_LAYERS,
+    circles: Any = None,
+    boxes: Any = None,
 ) -> NDArray[np.float64]:
     """Log-likelihood of a measured scan for each pose, shape (N,).
 
@@ -179,6 +181,12 @@ def scan_likelihood(
         with a ``LikelihoodField``, the cells its distances are measured to
         (one distance transform per mask in use). On a ``GridStack`` a cell
         blocks when ``layers & mask != 0``.
+    circles, boxes : array_like, optional
+        Moving things the beams stop on, as for :func:`scan_many`: ``(K, 3)``
+        circles ``(x, y, r)`` and ``(K, 5)`` oriented boxes ``(cx, cy, half_w,
+        half_h, angle)``, ``(B, K, 3)`` and ``(B, K, 5)`` on a ``GridStack``;
+        ``expected`` is then exactly ``scan_many(..., circles=, boxes=)``.
+        With a ``BeamModel`` or a ``table``, on a ``Grid`` or ``GridStack``.
 
     Returns
     -------
@@ -222,7 +230,7 @@ def scan_likelihood(
     """
     if type(grid) is GridStack:
         return _stack_likelihood(grid, poses, angles, observed, max_range, model, table,
-                                 table_resolution, mask, out)  # fmt: skip
+                                 table_resolution, mask, out, (circles, boxes))  # fmt: skip
     world = check_map(grid, mask)
     pose_array = as_poses(poses)
     angle_array = as_angles(angles)
@@ -231,6 +239,12 @@ def scan_likelihood(
     readings = as_observed(observed, n_beams)
     if (model is None) == (table is None):
         raise ValueError("give exactly one of model= (a BeamModel) and table=")
+    shapes = _shapes(circles, boxes, None, max(n_poses, 1))
+    if shapes is not None:
+        _shapes_allowed(world, None)
+        if isinstance(model, LikelihoodField):
+            raise ValueError("circles, boxes: a LikelihoodField casts no beams; give a "
+                             "BeamModel or a table to see moving things")  # fmt: skip
     if isinstance(model, LikelihoodField):
         if table_resolution is not None:
             raise ValueError("table_resolution goes with table=, not with model=")
@@ -250,15 +264,18 @@ def scan_likelihood(
     def evaluate_chunk(first: int, end: int, ranges: NDArray[np.float64]) -> None:
         evaluate(ranges, result[first:end])
 
-    scan_in_chunks(world, pose_array, angle_array, limit, "poses", evaluate_chunk)
+    scan_in_chunks(world, pose_array, angle_array, limit, "poses", evaluate_chunk, shapes)
     return result if out is None else out
 
 
 def _stack_likelihood(
     stack: GridStack, poses: Any, angles: Any, observed: Any, max_range: Any, model: Any,
-    table: Any, table_resolution: Any, mask: Any, out: Any,
+    table: Any, table_resolution: Any, mask: Any, out: Any, moving: tuple[Any, Any],
 ) -> NDArray[np.float64]:  # fmt: skip
-    """``scan_likelihood`` on a stack: poses (B, N, 3), observed (B, R), result (B, N)."""
+    """``scan_likelihood`` on a stack: poses (B, N, 3), observed (B, R), result (B, N).
+
+    ``moving``: ``(circles, boxes)``, each map's.
+    """
     count = len(stack)
     pose_array = as_stack_array("poses", poses, count, 3)
     angle_array = as_angles(angles)
@@ -275,6 +292,7 @@ def _stack_likelihood(
     if isinstance(model, LikelihoodField):
         raise TypeError("model: a LikelihoodField belongs to one map; on a GridStack use a "
                         "BeamModel or a table")  # fmt: skip
+    shapes = _shapes(moving[0], moving[1], count, max(n_poses, 1))
     evaluators = [_evaluator(model, table, table_resolution, row, limit, n_beams) for row in rows]
     result: NDArray[Any] = np.empty((count, n_poses))
     if out is not None:
@@ -286,7 +304,8 @@ def _stack_likelihood(
     def evaluate_chunk(b: int, first: int, end: int, ranges: NDArray[np.float64]) -> None:
         evaluators[b](ranges, result[b, first:end])
 
-    stack_scan_in_chunks(stack, pose_array, angle_array, limit, mask_bits, evaluate_chunk)
+    stack_scan_in_chunks(stack, pose_array, angle_array, limit, mask_bits, evaluate_chunk,
+                         shapes)  # fmt: skip
     return result if out is None else out
 
 

@@ -32,14 +32,14 @@ from tilecast._validate import (
 )
 from tilecast._walkspec import ALL_LAYERS
 from tilecast.grid import Grid
-from tilecast.world import OUTSIDE_POLICIES, World, readonly_view
+from tilecast.world import OUTSIDE_POLICIES, Placed, readonly_view
 
 __all__ = ["GridStack"]
 
 _T = TypeVar("_T")
 
 
-class GridStack:
+class GridStack(Placed):
     """B maps of one shape and geometry, queried together.
 
     Parameters
@@ -116,21 +116,6 @@ class GridStack:
         self._edit_lock = threading.RLock()
         self._edit_seq = 0
 
-    # the sequence lock of a World (see World.consistent): one implementation
-    _stable_seq = World._stable_seq
-
-    def consistent(self, query: Callable[[], _T]) -> _T:
-        """Run ``query`` so that it sees one state of the stack (as :meth:`World.consistent`).
-
-        Examples
-        --------
-        >>> from tilecast import GridStack
-        >>> stack = GridStack([[[0, 1]], [[1, 1]]])
-        >>> stack.consistent(lambda: int(stack.solid.sum()))
-        3
-        """
-        return World.consistent(self, query)  # type: ignore[arg-type]
-
     # ------------------------------------------------------------------ basics
     def __len__(self) -> int:
         return int(self._layers.shape[0])
@@ -163,26 +148,6 @@ class GridStack:
         """Bool ``(B, rows, cols)``: ``layers != 0`` (a new array)."""
         solid: NDArray[np.bool_] = self._layers != 0
         return solid
-
-    @property
-    def tile_size(self) -> tuple[float, float]:
-        """Cell ``(width, height)`` in world units, shared by every map."""
-        return self._tile_size
-
-    @property
-    def origin(self) -> tuple[float, float]:
-        """World position of the corner of cell (0, 0) of every map."""
-        return self._origin
-
-    @property
-    def outside(self) -> str:
-        """``"empty"`` or ``"solid"``: what lies beyond every map."""
-        return self._outside
-
-    @property
-    def version(self) -> int:
-        """Counter bumped by every edit."""
-        return self._version
 
     def _map_index(self, name: str, b: Any, error: type[Exception] = ValueError) -> int:
         index = as_int(name, b, -len(self))
@@ -226,7 +191,7 @@ class GridStack:
             raise ValueError(f"cells must lie on the {rows}x{cols} map, got cell {tuple(bad)}")
         if len(cell_array) == 0:
             return
-        with World._editing(self):  # type: ignore[arg-type]
+        with self._editing():
             self._layers[index, j, i] = values
             self._version += 1
             for mask, data in self._accel.items():

@@ -58,7 +58,98 @@ def readonly_view(array: np.ndarray) -> np.ndarray:
     return view
 
 
-class World:
+class Placed:
+    """What every map shares: its cells' place in the world, and the edit protocol.
+
+    The base of :class:`World` (a ``Grid`` or a ``TileMap``) and of
+    :class:`~tilecast.GridStack`: the geometry properties, and the sequence
+    lock that lets a compiled query read the cells while another thread edits
+    them (:meth:`consistent`). A subclass sets the attributes annotated here.
+
+    Examples
+    --------
+    >>> from tilecast import Grid, GridStack
+    >>> from tilecast.world import Placed
+    >>> isinstance(Grid([[0]]), Placed), isinstance(GridStack([[[0]]]), Placed)
+    (True, True)
+    """
+
+    __slots__ = ("_edit_lock", "_edit_seq", "_origin", "_outside", "_tile_size", "_version")
+
+    _tile_size: tuple[float, float]
+    _origin: tuple[float, float]
+    _outside: str
+    _version: int
+    # Edits are serialised by _edit_lock; _edit_seq is odd while one runs (a
+    # sequence lock: a query that saw the same even value before and after it
+    # ran saw no edit; see _stable_seq).
+    _edit_lock: threading.RLock
+    _edit_seq: int
+
+    @property
+    def tile_size(self) -> tuple[float, float]:
+        """Cell ``(width, height)`` in world units (on a stack, every map's)."""
+        return self._tile_size
+
+    @property
+    def origin(self) -> tuple[float, float]:
+        """World position of the corner of cell (0, 0) (top-left when y points down)."""
+        return self._origin
+
+    @property
+    def outside(self) -> str:
+        """``"empty"`` or ``"solid"``: what lies beyond the map (every map of a stack)."""
+        return self._outside
+
+    @property
+    def version(self) -> int:
+        """Counter bumped by every edit; cached data compares it."""
+        return self._version
+
+    # ------------------------------------------------------------------ edits
+    @contextmanager
+    def _editing(self) -> Iterator[None]:
+        """Hold the edit lock, with the sequence odd, for the length of one edit."""
+        with self._edit_lock:
+            self._edit_seq += 1
+            try:
+                yield
+            finally:
+                self._edit_seq += 1
+
+    def _stable_seq(self) -> int:
+        """Return the edit sequence number once no edit runs (waiting for one that does)."""
+        seq = self._edit_seq
+        while seq & 1:
+            with self._edit_lock:
+                pass
+            seq = self._edit_seq
+        return seq
+
+    def consistent(self, query: Callable[[], _T]) -> _T:
+        """Run ``query`` so that it sees one state of the map, edits from other threads or not.
+
+        For code that reads the map's arrays without the GIL (compiled
+        kernels). First optimistically, edits going on; if one ran meanwhile,
+        once more holding the edit lock, so that a steady stream of edits
+        cannot starve the query. Returns what ``query`` returns.
+
+        Examples
+        --------
+        >>> from tilecast import Grid
+        >>> grid = Grid([[0, 1]])
+        >>> grid.consistent(lambda: int(grid.solid.sum()))
+        1
+        """
+        seq = self._stable_seq()
+        result = query()
+        if self._edit_seq == seq:
+            return result
+        with self._edit_lock:
+            return query()
+
+
+class World(Placed):
     """Base of :class:`~tilecast.Grid` and :class:`~tilecast.TileMap`: cells placed in the world.
 
     Not built directly; every query that takes a ``Grid`` takes a ``TileMap``
@@ -75,32 +166,13 @@ class World:
     ((1, 0), (1.0, 0.0, 3.0, 1.0))
     """
 
-    __slots__ = (
-        "_accel",
-        "_edit_lock",
-        "_edit_seq",
-        "_frozen",
-        "_origin",
-        "_outside",
-        "_tile_size",
-        "_version",
-        "source",
-    )
+    __slots__ = ("_accel", "_frozen", "source")
 
-    _tile_size: tuple[float, float]
-    _origin: tuple[float, float]
-    _outside: str
-    _version: int
     # Acceleration data derived from the map (clearance maps, the batch
     # kernel's tile info), keyed by name. A value may define
     # ``update(world, cells)`` to follow an edit in place; values without it
     # are dropped by the edit and rebuilt on next use.
     _accel: dict[Hashable, Any]
-    # Edits are serialised by _edit_lock; _edit_seq is odd while one runs (a
-    # sequence lock: a query that saw the same even value before and after it
-    # ran saw no edit; see _stable_seq).
-    _edit_lock: threading.RLock
-    _edit_seq: int
     #: Where the map came from, set by the loaders: for a Tiled map
     #: ``{"file", "layers", "rule", "solid"}`` (which layers hold the walls and
     #: why), for a ROS map ``{"file", "image", "yaw"}``; None for a map made
@@ -169,26 +241,6 @@ class World:
     def cols(self) -> int:
         """Number of columns (cells along x)."""
         return self.shape[1]
-
-    @property
-    def tile_size(self) -> tuple[float, float]:
-        """Cell ``(width, height)`` in world units."""
-        return self._tile_size
-
-    @property
-    def origin(self) -> tuple[float, float]:
-        """World position of the corner of cell (0, 0) (top-left when y points down)."""
-        return self._origin
-
-    @property
-    def outside(self) -> str:
-        """``"empty"`` or ``"solid"``: what lies beyond the map."""
-        return self._outside
-
-    @property
-    def version(self) -> int:
-        """Counter bumped by every edit; cached data compares it."""
-        return self._version
 
     # --------------------------------------------------------------- geometry
     def to_tile_space(self, point: Any) -> tuple[float, float]:
@@ -333,49 +385,6 @@ class World:
             raise ValueError(
                 "this map is a masked view of another map (World.masked): edit that map instead"
             )
-
-    # ------------------------------------------------------------------ edits
-    @contextmanager
-    def _editing(self) -> Iterator[None]:
-        """Hold the edit lock, with the sequence odd, for the length of one edit."""
-        with self._edit_lock:
-            self._edit_seq += 1
-            try:
-                yield
-            finally:
-                self._edit_seq += 1
-
-    def _stable_seq(self) -> int:
-        """Return the edit sequence number once no edit runs (waiting for one that does)."""
-        seq = self._edit_seq
-        while seq & 1:
-            with self._edit_lock:
-                pass
-            seq = self._edit_seq
-        return seq
-
-    # ------------------------------------------- cache and edit protocol
-    def consistent(self, query: Callable[[], _T]) -> _T:
-        """Run ``query`` so that it sees one state of the map, edits from other threads or not.
-
-        For code that reads the map's arrays without the GIL (compiled
-        kernels). First optimistically, edits going on; if one ran meanwhile,
-        once more holding the edit lock, so that a steady stream of edits
-        cannot starve the query. Returns what ``query`` returns.
-
-        Examples
-        --------
-        >>> from tilecast import Grid
-        >>> grid = Grid([[0, 1]])
-        >>> grid.consistent(lambda: int(grid.solid.sum()))
-        1
-        """
-        seq = self._stable_seq()
-        result = query()
-        if self._edit_seq == seq:
-            return result
-        with self._edit_lock:
-            return query()
 
     def accelerator(self, key: Hashable, build: Callable[[World], _T]) -> _T:
         """Return data derived from the map, built by ``build(self)`` on first use and kept.

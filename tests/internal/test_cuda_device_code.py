@@ -72,10 +72,21 @@ def _signatures():
     }  # fmt: skip
 
 
+def _multiply_add(values, out):
+    """A product and a sum: the pattern NVVM fuses, as in the walk's filters."""
+    out[0] = values[0] * values[1] + values[2]
+
+
+_MULTIPLY_ADD = (types.float64[::1], types.float64[::1])
+
+
 def test_nvvm_fuses_without_the_option(gpu):
-    """The check below can fail: compiled the default way, the walk gets fused multiply-adds."""
-    ptx = _ptx(gpu.cast_rays, _signatures()["cast_rays"], exact=False)
-    assert "fma.rn.f64" in ptx
+    """The checks below can fail: compiled the default way, a product and a sum are fused
+    (shown on a one-line kernel: the walk's own kernels take a minute each to compile)."""
+    assert "fma.rn.f64" in cuda.compile_ptx(_multiply_add, _MULTIPLY_ADD, cc=(8, 0))[0]
+    with gpu.no_contraction():
+        ptx = cuda.compile_ptx(_multiply_add, _MULTIPLY_ADD, cc=(8, 0))[0]
+    assert "fma." not in ptx and "mul.rn.f64" in ptx and "add.rn.f64" in ptx
 
 
 @pytest.mark.parametrize("name", ["cast_rays", "cast_beams", "table_sums"])
@@ -137,11 +148,12 @@ def test_compile_exact_compiles_what_the_launch_runs(no_driver):
 
 
 def test_compile_exact_refuses_fused_code(no_driver, monkeypatch):
+    """Without the option, compile_exact's check refuses the kernel (a one-line kernel here)."""
     import contextlib
 
     gpu = no_driver
     monkeypatch.setattr(gpu, "no_contraction", contextlib.nullcontext)
     monkeypatch.setattr(gpu, "_compiled", {})
-    args = (*_beam_args()[:4], np.zeros(2, np.float32), *_beam_args()[5:])
+    kernel = cuda.jit(_multiply_add)
     with pytest.raises(RuntimeError, match="fused multiply-adds"):
-        gpu.compile_exact(gpu.cast_beams, args)
+        gpu.compile_exact(kernel, (np.zeros(3), np.zeros(1)))

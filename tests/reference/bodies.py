@@ -221,3 +221,18 @@ def first_body(p, d, shapes: dict[int, tuple[str, object]], t_max=None):
         if best is None or c.compare(best[1]) < 0:
             best = (key, c)
     return best
+
+
+def segment_blocked(a, b, shapes: dict[int, tuple[str, object]]) -> bool:
+    """Whether a shape meets the closed segment ``a b`` (a point when ``a == b``), exactly."""
+    ax, ay, bx, by = _fr(*a, *b)
+    d = (bx - ax, by - ay) if (ax, ay) != (bx, by) else (F(1), F(0))
+    end = ONE if (ax, ay) != (bx, by) else ZERO
+    for kind, geometry in shapes.values():
+        c = ray_shape(a, d, kind, geometry)
+        if c is not None and c.compare(end) <= 0:
+            return True
+    return False
+
+
+ONE = Param.rational(F(1))

@@ -91,35 +91,56 @@ def polygon_t(p, d, corners):
     return best
 
 
-def beam_oracle(grid, origin, direction, max_range, circles, corners):
+def beam_oracle(grid, origin, direction, max_range, circles, corners, gaps="block_if_both",
+                ignore_start=False):  # fmt: skip
     """The beam's reading: ``("wall", None)``, ``("zero", 0.0)`` or ``("shape", t * |d|)``.
 
     ``"wall"``: the scan without shapes answers it (no shape, or a shape not
     strictly before the wall). ``"shape"``: the exact contact distance (a
     float near it; beyond ``max_range`` the reading is ``max_range``).
+    :func:`first_shape` says which shape.
+    """
+    kind, distance, _ = first_shape(grid, origin, direction, circles, corners, gaps,
+                                    ignore_start)  # fmt: skip
+    return kind, distance
+
+
+def first_shape(grid, origin, direction, circles, corners, gaps="block_if_both",
+                ignore_start=False):  # fmt: skip
+    """``(kind, distance, row)``: as :func:`beam_oracle`, and the row of the shape met first.
+
+    ``circles`` may hold rows of NaN (no shape: they keep their row number);
+    a box's row counts after every circle row. Between shapes met at the
+    same point the lower row comes first; a wall met there comes first.
     """
     d = _scaled(direction)
-    contacts = [circle_t(origin, d, c) for c in circles]
-    contacts += [polygon_t(origin, d, q) for q in corners]
-    contacts = [c for c in contacts if c is not None]
+    contacts = [(circle_t(origin, d, c), q) for q, c in enumerate(circles)
+                if not math.isnan(c[0])]  # fmt: skip
+    contacts += [(polygon_t(origin, d, q), len(circles) + k) for k, q in enumerate(corners)]
+    contacts = [(c, q) for c, q in contacts if c is not None]
     if not contacts:
-        return "wall", None
-    first = min(contacts, key=_decimal)
-    if first == Fraction(0) and isinstance(first, Fraction):
-        return "zero", 0.0
-    hits = raycast_all_oracle(grid, origin, direction, math.inf, "block_if_both", False)
+        return "wall", None, -1
+    first, row = min(contacts, key=lambda item: (_decimal(item[0]), item[1]))
+    hits = raycast_all_oracle(grid, origin, direction, math.inf, gaps, ignore_start)
     if hits:
         cell, kind, _, _ = hits[0]
-        (w, h), (ox, oy) = grid.tile_size, grid.origin
         if kind == "inside":
-            return "wall", None
+            return "wall", None, -1  # a tie at 0: the wall
+        (w, h), (ox, oy) = grid.tile_size, grid.origin
         u0, du = Fraction((origin[0] - ox) / w), Fraction(d[0] / w)
         v0, dv = Fraction((origin[1] - oy) / h), Fraction(d[1] / h)
-        if kind in ("x", "corner"):
-            wall = (cell[0] + (1 if du < 0 else 0) - u0) / du
-        else:
-            wall = (cell[1] + (1 if dv < 0 else 0) - v0) / dv
+        column = (cell[0] + (1 if du < 0 else 0) - u0) / du if du != 0 else None
+        row_line = (cell[1] + (1 if dv < 0 else 0) - v0) / dv if dv != 0 else None
+        if kind == "x":
+            wall = column
+        elif kind == "y":
+            wall = row_line
+        else:  # a corner: the cell may be a shoulder; the line beside it that is the corner's
+            # is the later one (the other was crossed before)
+            wall = max(column, row_line)
         if not _decimal(first) < _decimal(wall):
-            return "wall", None
+            return "wall", None, -1
+    if first == Fraction(0) and isinstance(first, Fraction):
+        return "zero", 0.0, row
     norm = math.sqrt(d[0] * d[0] + d[1] * d[1])
-    return "shape", float(_decimal(first)) * norm
+    return "shape", float(_decimal(first)) * norm, row

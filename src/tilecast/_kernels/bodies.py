@@ -12,11 +12,24 @@ than :data:`LARGE` cells are listed in ``large`` and tested by every query.
 
 Candidates come from the buckets; every decision is then made on the
 object's exact shape (:mod:`tilecast._kernels.shapes` for rays, exact
-predicates for rectangles and discs). A ray's candidates are those filed in
-the hash cells its segment crosses (up to its limit), gathered column by
-column along its major axis with a slack larger than any rounding (so the
-set is a superset), nearest column first; a first-contact query stops at
-the first column that starts beyond its best contact.
+predicates for rectangles and discs). A ray's candidates come from the hash
+cells it passes, visited in its order by the grid walk of
+:mod:`tilecast._kernels.walk` over the hash's cells (its exact crossing
+order, its landing; no float walk with a margin): the cell of the ray's
+origin, each cell the walk enters and the cell of each lattice point it
+passes (a body touching the ray only there is filed in it); a first-contact
+query stops once the walk's next crossing comes strictly after its best
+contact (exactly compared).
+
+Filing: an object is filed in every hash cell ``[i, i+1) x [j, j+1)`` its
+bounding box meets in hash tile space ``((x - ox) / w, (y - oy) / h)``.
+Where that map is exact (origin 0, power-of-two cell sizes: the default)
+boxes and polygons are filed exactly and a circle's rounded ``cx - r`` is
+corrected exactly; otherwise every box is widened by :data:`_FILE_SLACK`
+cells plus a few ulps of its coordinates, more than rounding can move a ray
+(or a box) there, so the cells the walk visits on the rounded ray still
+hold every object the exact ray meets. Segments are filed column by column
+with a slack of their own.
 """
 
 from __future__ import annotations
@@ -28,6 +41,7 @@ import numpy as np
 from numba import njit
 
 from tilecast._kernels import internal
+from tilecast._kernels.exact import two_sum
 from tilecast._kernels.geometry import orient2d
 from tilecast._kernels.shapes import (
     MISS,
@@ -48,12 +62,17 @@ from tilecast._kernels.shapes import (
     ray_polygon,
     ray_segment,
 )
+from tilecast._kernels.walk import NO_LIMIT, Line, first_cell, land, left_for_good, order_at
+from tilecast._walkspec import OFF_EMPTY, SAFE_DIRECTION, SAFE_LARGE, SAFE_SMALL
 
 FREE, BOX, SEGMENT, CIRCLE, POLYGON = 0, 1, 2, 3, 4
 #: Objects spanning more hash cells than this are listed apart, not in buckets.
 LARGE = 4096
-# Slack on hash coordinates (relative to their magnitude) against rounding.
-_SLACK = 1e-12
+#: How far (in hash cells) an object's filed cells reach beyond its box where the
+#: map to hash tile space rounds (see the module docstring); a ray whose
+#: rounded origin may be off by more (about 2**20 cells out) tests every object.
+_FILE_SLACK = 2.0**-30
+_EPS = 2.0**-53
 _CLAMP = 2.0**62
 # Shapes beyond this magnitude are scaled by a power of two for the float contact.
 _SAFE_MAGNITUDE = 2.0**500
@@ -77,6 +96,48 @@ def cell_range(frame, x0, y0, x1, y1):
     ox, oy, w, h = frame[0], frame[1], frame[2], frame[3]
     return (ifloor((x0 - ox) / w), ifloor((y0 - oy) / h), ifloor((x1 - ox) / w),
             ifloor((y1 - oy) / h))  # fmt: skip
+
+
+@internal
+def frame_exact(frame):
+    """Is the map to hash tile space exact for every double (origin 0, power-of-two sizes)?"""
+    return (frame[0] == 0.0 and frame[1] == 0.0 and math.frexp(frame[2])[0] == 0.5
+            and math.frexp(frame[3])[0] == 0.5)  # fmt: skip
+
+
+@internal
+def _low_end(a, b, size, i):
+    """Column ``i`` of ``a - b`` rounded, moved back one where the exact difference lies
+    just below the grid line the rounding reached (``size`` a power of two)."""
+    lo, err = two_sum(a, -b)
+    u = lo / size
+    return i - 1 if err < 0.0 and math.floor(u) == u else i
+
+
+@internal
+def filed_range(kind, g, frame):
+    """The hash cells ``(i0, j0, i1, j1)`` a box, circle or polygon (its box) is filed in.
+
+    Every cell its bounding box meets in tile space; see the module
+    docstring for the rounding (exact, or widened by :data:`_FILE_SLACK`).
+    """
+    if kind == CIRCLE:
+        x0, y0, x1, y1 = g[0] - g[2], g[1] - g[2], g[0] + g[2], g[1] + g[2]
+    else:
+        x0, y0, x1, y1 = g[0], g[1], g[2], g[3]
+    if frame_exact(frame):
+        i0, j0, i1, j1 = cell_range(frame, x0, y0, x1, y1)
+        if kind == CIRCLE:  # cx - r may round up onto a line: the exact end is in the cell before
+            i0 = _low_end(g[0], g[2], frame[2], i0)
+            j0 = _low_end(g[1], g[2], frame[3], j0)
+        return i0, j0, i1, j1
+    ox, oy, w, h = frame[0], frame[1], frame[2], frame[3]
+    u0, v0, u1, v1 = (x0 - ox) / w, (y0 - oy) / h, (x1 - ox) / w, (y1 - oy) / h
+    su = _FILE_SLACK + 8.0 * _EPS * max(abs(u0), abs(u1))
+    sv = _FILE_SLACK + 8.0 * _EPS * max(abs(v0), abs(v1))
+    su = su if math.isfinite(su) else 0.0  # an infinite end is clamped as it is
+    sv = sv if math.isfinite(sv) else 0.0
+    return ifloor(u0 - su), ifloor(v0 - sv), ifloor(u1 + su), ifloor(v1 + sv)
 
 
 @internal
@@ -106,6 +167,8 @@ def _segment_frame(frame, g):
     if ua > ub:
         ua, va, ub, vb = ub, vb, ua, va
     slack = 1.5e-14 * (1.0 + abs(ua) + abs(ub) + abs(va) + abs(vb))
+    if not frame_exact(frame):
+        slack += _FILE_SLACK
     return ua, va, ub, vb, slack
 
 
@@ -127,10 +190,7 @@ def slot_cells(kind, g, frame, out):
                     out[n, 0], out[n, 1] = i, j
                 n += 1
         return n if n <= out.shape[0] else LARGE + 1
-    if kind == CIRCLE:
-        i0, j0, i1, j1 = cell_range(frame, g[0] - g[2], g[1] - g[2], g[0] + g[2], g[1] + g[2])
-    else:
-        i0, j0, i1, j1 = cell_range(frame, g[0], g[1], g[2], g[3])
+    i0, j0, i1, j1 = filed_range(kind, g, frame)
     if (float(i1) - float(i0) + 1.0) * (float(j1) - float(j0) + 1.0) > LARGE:
         return LARGE + 1
     n = 0
@@ -559,79 +619,175 @@ def scaled_contact(state, s, ray):
     return Contact(c.kind, t, err, c.g0, c.g1, c.g2, c.g3), True
 
 
+# ------------------------------------------------------ the walk over hash cells
 @internal
-def ray_span(state, ray, t_limit):
-    """The ray's parameters ``(ok, t_lo, t_hi)`` over the buckets' extent (hash tile space).
+def hash_line(state, ray):
+    """The ray ``(px, py, dx, dy)`` in hash tile space, as the grid walk's :class:`Line`.
 
-    ``ok`` False: the numbers are too coarse or too large to walk the cells
-    (every object is a candidate); ``t_lo > t_hi``: the ray misses the extent.
+    Returns ``(ok, line)``. Tile space is the hash's: cell ``(i, j)`` is
+    ``[i, i+1) x [j, j+1)`` of ``((x - ox) / w, (y - oy) / h)``. ``ok`` False:
+    the walk cannot be used (every object is a candidate instead): the tile
+    numbers leave the walk's proven range, rounding lost a direction or
+    origin component, or (frame not exact) the origin is so far out that
+    rounding it may move the ray by more than the filing slack.
     """
-    e, f = state.extent, state.frame
+    f = state.frame
     px, py, dx, dy = ray
-    pu, pv, du, dv = (px - f[0]) / f[2], (py - f[1]) / f[3], dx / f[2], dy / f[3]
-    if not (math.isfinite(pu) and math.isfinite(pv) and math.isfinite(du) and math.isfinite(dv)):
-        return False, 0.0, 0.0
+    u0, v0 = (px - f[0]) / f[2], (py - f[1]) / f[3]
+    du, dv = dx / f[2], dy / f[3]
+    ok = (_safe(u0, SAFE_LARGE) and _safe(v0, SAFE_LARGE) and _safe(du, SAFE_DIRECTION)
+          and _safe(dv, SAFE_DIRECTION) and (du == 0.0) == (dx == 0.0)
+          and (dv == 0.0) == (dy == 0.0) and (u0 == 0.0) == (px == f[0])
+          and (v0 == 0.0) == (py == f[1]))  # fmt: skip
+    if not frame_exact(f):
+        ok = ok and 8.0 * _EPS * (abs(u0) + abs(v0)) <= _FILE_SLACK
+    sx = np.int64(1) if du > 0.0 else (np.int64(-1) if du < 0.0 else np.int64(0))
+    sy = np.int64(1) if dv > 0.0 else (np.int64(-1) if dv < 0.0 else np.int64(0))
+    i0 = np.int64(first_cell(u0, du)) if ok else np.int64(0)
+    j0 = np.int64(first_cell(v0, dv)) if ok else np.int64(0)
+    quadrant = np.int64((1 if sx < 0 else 0) + (2 if sy < 0 else 0))
+    line = Line(u0, v0, du, dv, abs(du), abs(dv), 0.0, 0.0, sx, sy, 1.0, dx, dy, i0, j0, i0, j0,
+                NO_LIMIT, NO_LIMIT, quadrant, np.int64(1), np.int64(1), np.int64(0),
+                np.int64(0), np.int64(OFF_EMPTY))  # fmt: skip
+    return ok, line
+
+
+@internal
+def _safe(x, large):
+    return x == 0.0 or SAFE_SMALL <= abs(x) <= large
+
+
+@internal
+def _in_extent(e, i, j):
+    return e[0] <= i <= e[2] and e[1] <= j <= e[3]
+
+
+@internal
+def _enter_extent(line, e):
+    """Bring the walk from its first cell to the buckets' extent (cells ``e``).
+
+    Returns ``(outcome, i, j, nx, ny)``: outcome 0 with the walk's state in
+    the extent or just before it enters (the cells skipped are outside it:
+    no object is filed there), 1 when the ray never enters it. The landing
+    is the grid walk's own (exact); a float misjudgement only lands short.
+    """
+    i, j, sx, sy = line.i0, line.j0, line.sx, line.sy
+    nx = i + 1 if sx > 0 else i
+    ny = j + 1 if sy > 0 else j
+    if ((i < e[0] and sx <= 0) or (i > e[2] and sx >= 0) or (j < e[1] and sy <= 0)
+            or (j > e[3] and sy >= 0)):  # fmt: skip
+        return 1, i, j, nx, ny
+    has_x, has_y = i < e[0] or i > e[2], j < e[1] or j > e[3]
+    if not (has_x or has_y):
+        return 0, i, j, nx, ny
+    x_line = e[0] if i < e[0] else e[2] + 1
+    y_line = e[1] if j < e[1] else e[3] + 1
+    x_exit = e[2] + 1 if sx > 0 else e[0]
+    y_exit = e[3] + 1 if sy > 0 else e[1]
+    if has_y and sx != 0 and order_at(line, x_exit, y_line) < 0:
+        return 1, i, j, nx, ny  # it leaves the columns before it reaches the rows
+    if has_x and sy != 0 and order_at(line, x_line, y_exit) > 0:
+        return 1, i, j, nx, ny
+    seek_x = has_x
+    if has_x and has_y:
+        seek_x = (x_line - line.u0) / line.du >= (y_line - line.v0) / line.dv
+    i, j, nx, ny = land(line, seek_x, x_line, y_line, i, j, nx, ny, i, j)
+    return 0, i, j, nx, ny
+
+
+@internal
+def _next_crossing(line, nx, ny):
+    """The walk's next event (-1 the column line ``nx``, 1 the row line ``ny``, 0 both: a
+    lattice point), exactly, and its crossing as an AXIS contact (tile space)."""
+    if line.sx == 0:
+        event = np.int64(1)
+    elif line.sy == 0:
+        event = np.int64(-1)
+    else:
+        event = np.int64(order_at(line, nx, ny))
+    if event <= 0:
+        return event, axis_contact(float(nx), line.u0, line.du, 0.0)
+    return event, axis_contact(float(ny), line.v0, line.dv, 1.0)
+
+
+@internal
+def _passed(ray, crossing, best, limit_t):
+    """Has the walk passed ``best`` (with none: ``limit_t``): its crossing strictly after?"""
+    if best.kind == MISS:
+        return crossing.t - crossing.err > limit_t
+    if best.err == 0.0 and best.kind != ZERO:  # a huge shape's contact: its float t alone
+        return crossing.t - crossing.err > best.t
+    if crossing.t + crossing.err < best.t - best.err:
+        return False  # surely before it (contact_order's own filter, without the call)
+    return contact_order(ray, crossing, best) > 0
+
+
+@internal
+def walk_plan(state, ray, t_end):
+    """How a ray's candidates are found: ``(how, line)``.
+
+    ``how`` 0: walk the hash cells (:func:`hash_line`'s line); 1: the ray
+    misses the buckets' extent (only the large objects); 2: test every
+    object (the walk cannot be used, or would visit more cells than the
+    buckets hold entries).
+    """
+    ok, line = hash_line(state, ray)
+    e = state.extent
     if e[0] > e[2]:
-        return True, 1.0, 0.0
-    t_lo, t_hi = 0.0, t_limit
+        return 1, line
+    if not ok:
+        return 2, line
+    # the ray's parameters over the extent (one cell of margin), for the walk's cost
+    t_lo, t_hi = 0.0, t_end
     for axis in range(2):
-        p, d = (pu, du) if axis == 0 else (pv, dv)
+        p, d = (line.u0, line.du) if axis == 0 else (line.v0, line.dv)
         lo = (e[0] if axis == 0 else e[1]) - 1.0
         hi = (e[2] if axis == 0 else e[3]) + 2.0
         if d == 0.0:
             if not lo <= p <= hi:
-                return True, 1.0, 0.0
+                return 1, line
             continue
         ta, tb = (lo - p) / d, (hi - p) / d
         t_lo, t_hi = max(t_lo, min(ta, tb)), min(t_hi, max(ta, tb))
     if not t_lo <= t_hi:
-        return True, 1.0, 0.0
-    if not (math.isfinite(t_lo) and math.isfinite(t_hi)):
-        return False, 0.0, 0.0
-    return True, t_lo, t_hi
+        return 1, line
+    cells = (t_hi - t_lo) * (abs(line.du) + abs(line.dv)) + 4.0
+    if not cells <= 4.0 * state.entries.shape[0] + 64.0:
+        return 2, line
+    return 0, line
 
 
 @internal
-def column_walk(state, ray, t_lo, t_hi):
-    """Parameters of the walk over hash columns (major axis) between ``t_lo`` and ``t_hi``.
+def walk_step(line, i, j, nx, ny, event):
+    """Move the walk across its next crossing (``event`` from :func:`_next_crossing`).
 
-    Returns ``(ok, swap, pa, da, pb, db, k0, k1, step, slack)``: along the
-    major axis (``swap``: rows are the major axis) the columns ``k0 .. k1``
-    in the ray's order; ``ok`` False when the walk would visit more cells than
-    the buckets hold (every object is a candidate instead).
+    Returns ``(i, j, nx, ny, ci, cj)``: the cell entered and the lines ahead
+    of it, and the cell ``(ci, cj)`` of the crossing point at a lattice point
+    (a body touching the ray only there is filed in it; ``ci`` is ``i`` of
+    the cell entered elsewhere).
     """
-    f = state.frame
-    px, py, dx, dy = ray
-    pu, pv, du, dv = (px - f[0]) / f[2], (py - f[1]) / f[3], dx / f[2], dy / f[3]
-    swap = abs(dv) > abs(du)
-    pa, da, pb, db = (pv, dv, pu, du) if swap else (pu, du, pv, dv)
-    slack = _SLACK * (1.0 + abs(pa) + abs(pb) + abs(t_hi * da) + abs(t_hi * db)
-                      + abs(f[0] / f[2]) + abs(f[1] / f[3]))  # fmt: skip
-    a_lo, a_hi = pa + t_lo * da, pa + t_hi * da
-    step = 1 if da > 0.0 else -1
-    if step > 0:
-        k0, k1 = ifloor(a_lo - slack), ifloor(a_hi + slack)
+    ci, cj = i, j
+    if event == 0:
+        ci, cj = nx, ny
+        i += line.sx
+        j += line.sy
+        nx += line.sx
+        ny += line.sy
+    elif event < 0:
+        i += line.sx
+        nx += line.sx
     else:
-        k0, k1 = ifloor(a_lo + slack), ifloor(a_hi - slack)
-    n_cols = abs(float(k1) - float(k0)) + 1.0
-    per_col = abs(db / da) + 2.0 + 4.0 * slack if da != 0.0 else abs((t_hi - t_lo) * db) + 2.0
-    ok = n_cols * per_col <= 4.0 * state.entries.shape[0] + 64.0
-    return ok, swap, pa, da, pb, db, k0, k1, step, slack
+        j += line.sy
+        ny += line.sy
+    if ci == i - line.sx and cj == j - line.sy:
+        ci, cj = i, j  # not a lattice point, or its cell is the one entered: nothing more
+    return i, j, nx, ny, ci, cj
 
 
 @internal
-def column_rows(col, ray_walk, t_lo, t_hi):
-    """Rows ``(lo, hi)`` of column ``col`` that the ray may cross, and the column's first ``t``."""
-    pa, da, pb, db, slack = ray_walk
-    if da != 0.0:
-        ta, tb = (col - slack - pa) / da, (col + 1.0 + slack - pa) / da
-        c_lo, c_hi = max(t_lo, min(ta, tb)), min(t_hi, max(ta, tb))
-    else:
-        c_lo, c_hi = t_lo, t_hi
-    if c_lo > c_hi:
-        return np.int64(1), np.int64(0), c_lo
-    b0, b1 = pb + c_lo * db, pb + c_hi * db
-    return ifloor(min(b0, b1) - slack), ifloor(max(b0, b1) + slack), c_lo
+def left_extent(line, e, i, j):
+    """The walk is beyond the extent and moving away from it on some axis."""
+    return left_for_good(i - e[0], j - e[1], e[2] - e[0] + 1, e[3] - e[1] + 1, line.sx, line.sy)
 
 
 @internal
@@ -676,11 +832,28 @@ def _consider(state, ray, s, limit_t, best, best_slot):
 
 
 @internal
+def _visit(state, ray, i, j, limit_t, mask, ignore, best, best_slot):
+    """Consider the wanted objects filed in hash cell ``(i, j)`` (if it is in the extent)."""
+    if not _in_extent(state.extent, i, j):
+        return best, best_slot
+    b = bucket(i, j, np.int64(state.starts.shape[0] - 2))
+    for k in range(state.starts[b], state.starts[b + 1]):
+        s = state.entries[k]
+        if s != best_slot and _wanted(state, s, mask, ignore):
+            best, best_slot = _consider(state, ray, s, limit_t, best, best_slot)
+    return best, best_slot
+
+
+@internal
 def first_body(state, ray, wall, limit_t, mask, ignore):
     """The first contact among the bodies that beats ``wall`` (a cell's contact, or a MISS).
 
     Returns ``(contact, slot)``; slot -1 when no body comes strictly before
-    the wall (or within ``limit_t`` when there is none).
+    the wall (or within ``limit_t`` when there is none). The hash cells are
+    visited in the ray's order by the grid walk (exact), from the cell of
+    the ray's origin, each lattice point's own cell too (a body touching the
+    ray only there is filed in it); the walk stops once its next crossing
+    comes strictly after the best contact so far.
     """
     best, best_slot = wall, np.int64(-1)
     for k in range(state.large.shape[0]):
@@ -688,63 +861,73 @@ def first_body(state, ray, wall, limit_t, mask, ignore):
         if _wanted(state, s, mask, ignore):
             best, best_slot = _consider(state, ray, s, limit_t, best, best_slot)
     t_end = min(limit_t, wall.t + wall.err) if wall.kind != MISS else limit_t
-    ok, t_lo, t_hi = ray_span(state, ray, t_end)
-    walk_ok, swap, pa, da, pb, db, k0, k1, step, slack = column_walk(state, ray, t_lo, t_hi)
-    if not (ok and walk_ok):
+    how, line = walk_plan(state, ray, t_end)
+    if how == 2:
         for s in range(state.kind.shape[0]):
             if _wanted(state, s, mask, ignore):
                 best, best_slot = _consider(state, ray, s, limit_t, best, best_slot)
         return best, best_slot
-    if t_lo > t_hi:
+    if how == 1:
         return best, best_slot
-    mask_b = np.int64(state.starts.shape[0] - 2)
-    walk = (pa, da, pb, db, slack)
-    col = k0
+    e = state.extent
+    fi, fj = ifloor(line.u0), ifloor(line.v0)  # the origin's own cell
+    if fi != line.i0 or fj != line.j0:
+        best, best_slot = _visit(state, ray, fi, fj, limit_t, mask, ignore, best, best_slot)
+    outcome, i, j, nx, ny = _enter_extent(line, e)
+    if outcome != 0:
+        return best, best_slot
     while True:
-        r0, r1, c_lo = column_rows(col, walk, t_lo, t_hi)
-        if best.kind != MISS and c_lo > best.t + best.err:
-            break
-        for row in range(r0, r1 + 1):
-            i, j = (row, col) if swap else (col, row)
-            b = bucket(i, j, mask_b)
-            for e in range(state.starts[b], state.starts[b + 1]):
-                s = state.entries[e]
-                if _wanted(state, s, mask, ignore):
-                    best, best_slot = _consider(state, ray, s, limit_t, best, best_slot)
-        if col == k1:
-            break
-        col += step
-    return best, best_slot
+        best, best_slot = _visit(state, ray, i, j, limit_t, mask, ignore, best, best_slot)
+        if left_extent(line, e, i, j):
+            return best, best_slot
+        event, crossing = _next_crossing(line, nx, ny)
+        if _passed(ray, crossing, best, limit_t):
+            return best, best_slot
+        i, j, nx, ny, ci, cj = walk_step(line, i, j, nx, ny, event)
+        if ci != i or cj != j:
+            best, best_slot = _visit(state, ray, ci, cj, limit_t, mask, ignore, best, best_slot)
+
+
+@internal
+def _collect(state, i, j, found, n):
+    """Push the slots filed in hash cell ``(i, j)`` (if it is in the extent)."""
+    if _in_extent(state.extent, i, j):
+        b = bucket(i, j, np.int64(state.starts.shape[0] - 2))
+        for k in range(state.starts[b], state.starts[b + 1]):
+            found, n = _push(found, n, state.entries[k])
+    return found, n
 
 
 @internal
 def ray_candidates(state, ray, limit_t):
-    """Every slot filed in a hash cell the ray may cross up to ``limit_t`` (unique)."""
+    """Every slot filed in a hash cell the ray passes up to ``limit_t`` (unique), by the walk."""
     found = np.empty(16, dtype=np.int64)
     n = 0
     for k in range(state.large.shape[0]):
         found, n = _push(found, n, state.large[k])
-    ok, t_lo, t_hi = ray_span(state, ray, limit_t)
-    walk_ok, swap, pa, da, pb, db, k0, k1, step, slack = column_walk(state, ray, t_lo, t_hi)
-    if not (ok and walk_ok):
+    how, line = walk_plan(state, ray, limit_t)
+    if how == 2:
         for s in range(state.kind.shape[0]):
             if state.kind[s] != FREE:
                 found, n = _push(found, n, s)
         return np.unique(found[:n])
-    if t_lo <= t_hi:
-        mask_b = np.int64(state.starts.shape[0] - 2)
-        walk = (pa, da, pb, db, slack)
-        col = k0
-        while True:
-            r0, r1, _ = column_rows(col, walk, t_lo, t_hi)
-            for row in range(r0, r1 + 1):
-                i, j = (row, col) if swap else (col, row)
-                b = bucket(i, j, mask_b)
-                for e in range(state.starts[b], state.starts[b + 1]):
-                    found, n = _push(found, n, state.entries[e])
-            if col == k1:
-                break
-            col += step
+    if how == 1:
+        return np.unique(found[:n])
+    e = state.extent
+    fi, fj = ifloor(line.u0), ifloor(line.v0)
+    if fi != line.i0 or fj != line.j0:
+        found, n = _collect(state, fi, fj, found, n)
+    outcome, i, j, nx, ny = _enter_extent(line, e)
+    while outcome == 0:
+        found, n = _collect(state, i, j, found, n)
+        if left_extent(line, e, i, j):
+            break
+        event, crossing = _next_crossing(line, nx, ny)
+        if _passed(ray, crossing, miss(), limit_t):
+            break
+        i, j, nx, ny, ci, cj = walk_step(line, i, j, nx, ny, event)
+        if ci != i or cj != j:
+            found, n = _collect(state, ci, cj, found, n)
     return np.unique(found[:n])
 
 
@@ -811,6 +994,23 @@ def first_contact(state, ray, wall, limit_t, mask, ignore):
         return np.int64(-1), 0.0, 0.0, 0.0
     nx, ny = contact_normal(ray, best)
     return slot, best.t, nx, ny
+
+
+@njit(cache=True, nogil=True)
+def contact_until(state, ray, end, limit_t, mask, ignore):
+    """The slot of the first body the ray meets at or before ``end`` (exactly), or -1.
+
+    ``end`` is ``(kind, lo, p, d)`` for :func:`wall_contact` (the end of a
+    segment, as an AXIS contact); ``limit_t`` a float at or beyond it. A
+    contact exactly at ``end`` counts (the segment is closed).
+    """
+    end_c = wall_contact(end[0], end[1], end[2], end[3])
+    best, slot = first_body(state, ray, miss(), limit_t, mask, ignore)
+    if slot < 0:
+        return np.int64(-1)
+    if best.err == 0.0 and best.kind != ZERO:  # a huge shape's contact: its float t alone
+        return slot if best.t <= end_c.t else np.int64(-1)
+    return slot if contact_order(ray, best, end_c) <= 0 else np.int64(-1)
 
 
 # ---------------------------------------------------------------- edits

@@ -199,6 +199,33 @@ def _cross_sign(ux, uy, vx, vy):
 
 
 @internal
+def prod_diff_sign(a, b, c, d):
+    """Exact sign of ``a*b - c*d`` for expansions, each factor scaled on its own first.
+
+    The products' signs decide unless they agree; then their magnitudes:
+    by the factors' exponents when those set them more than a factor 4
+    apart, else exactly with all four factors near 1 (so no product of
+    leading components underflows or overflows, whatever the inputs' range).
+    """
+    sp = ex_sign(a) * ex_sign(b)
+    sq = ex_sign(c) * ex_sign(d)
+    if sp == 0:
+        return -sq
+    if sp != sq:
+        return sp
+    ka, kb = _exponent(ex_top(a)), _exponent(ex_top(b))
+    kc, kd = _exponent(ex_top(c)), _exponent(ex_top(d))
+    m = (kc + kd) - (ka + kb)  # |a b| / |c d| is (|A B| / |C D|) 2**m, each in [1/4, 1]
+    if m >= 3:
+        return sp
+    if m <= -3:
+        return -sp
+    e = ex_add(ex_mul(ex_scaled(a, ka + m), ex_scaled(b, kb)),
+               ex_mul(ex_scaled(c, kc), ex_scaled(d, kd)), -1)  # fmt: skip
+    return ex_sign(e)
+
+
+@internal
 def _magnitude(c):
     """The largest position among a contact's ingredients (its direction ``d`` left out)."""
     if c.kind == AXIS:
@@ -497,9 +524,16 @@ def ray_circle(ray, cx, cy, r):
         # the differences f = p - c exactly, then f and r scaled together (near 1):
         # c = |f|**2 - r**2, b = f . d, disc = |d|**2 r**2 - (f x d)**2, all scaled alike
         f_x, f_y = ex_diff(px, cx), ex_diff(py, cy)
+        ddx, ddy = ex_value(dx), ex_value(dy)
+        # the signs of c = (u - r)(u + r) + w**2 ((u, w): f's larger and smaller
+        # component) and b = fx dx + fy dy, each factor scaled on its own: no
+        # product of a tiny component with a large one is rounded away
+        r_ex = ex_value(r)
+        u, w = (f_x, f_y) if ex_top(f_x) >= ex_top(f_y) else (f_y, f_x)
+        c_sign = prod_diff_sign(ex_add(u, r_ex, -1), ex_add(u, r_ex, 1), -w, w)
+        b_sign = prod_diff_sign(f_x, ddx, -f_y, ddy)
         k = _exponent(max(ex_top(f_x), ex_top(f_y), r))
         f_x, f_y, rr = ex_scaled(f_x, k), ex_scaled(f_y, k), ex_value(math.ldexp(r, k))
-        ddx, ddy = ex_value(dx), ex_value(dy)
         c_ex = ex_add(ex_dot(f_x, f_y, f_x, f_y), ex_mul(rr, rr), -1)
         b_ex = ex_dot(f_x, f_y, ddx, ddy)
         cross = ex_cross(f_x, f_y, ddx, ddy)
@@ -511,8 +545,6 @@ def ray_circle(ray, cx, cy, r):
                                 ex_mul(cross_m, cross_m), -1))  # fmt: skip
         disc_ex = ex_add(ex_mul(ex_dot(ddx, ddy, ddx, ddy), ex_mul(rr, rr)),
                          ex_mul(cross, cross), -1)  # fmt: skip
-        c_sign = ex_sign(c_ex)
-        b_sign = ex_sign(b_ex)
         if c_sign > 0 and b_sign < 0 and d_sign >= 0:
             # the float t from the exact c, b and disc, each rounded once: a few
             # ulps even where the float ones cancel (grazing, near the surface)
@@ -580,7 +612,7 @@ def contact_normal(ray, c):
     if c.kind == ROOT:
         x, y = px + c.t * dx - c.g0, py + c.t * dy - c.g1
         length = math.hypot(x, y)
-        if length == 0.0:
+        if length == 0.0 or c.g2 == 0.0:  # a point (radius 0): against the ray
             return -dx / norm, -dy / norm
         return x / length, y / length
     return 0.0, 0.0
