@@ -533,15 +533,21 @@ def _walls_many(view: WalkMap, o: Any, sd: Any, hits: tuple[Any, ...]) -> Any:
 
 # ------------------------------------------------------------ shape casts
 _cast_entry: Any = None  # the compiled shape_cast's entry point (no type dispatch)
+_cast_at: tuple[int, tuple[int, ...]] = (0, ())  # the addresses of the kernels it calls
+# (a query's exact_at and bodies_at; set with _cast_entry)
 
 
 def _load_cast_entry() -> Any:
-    """Compile or load :func:`tilecast._kernels.casts.shape_cast` for its one signature."""
-    global _cast_entry
+    """Compile or load :func:`tilecast._kernels.casts.shape_cast` and the kernels it calls.
+
+    Its one signature; the kernels it calls by address compile side by side
+    where there are cores.
+    """
+    global _cast_entry, _cast_at
     casts = kernels("casts")
-    signature = casts.shape_cast_signature()
-    casts.shape_cast.compile(signature)
-    _cast_entry = casts.shape_cast.overloads[signature].entry_point
+    casts.compile_kernels()
+    _cast_at = casts.addresses()
+    _cast_entry = casts.entry_point()
     return _cast_entry
 
 
@@ -601,12 +607,15 @@ def shape_cast(
     ids, found = _NO_IDS, _NO_BODIES
     if bodies is not None and len(bodies):
         ids, found = _candidate_bodies(bodies, (x, y), (dx, dy), shape, t_max, swap, body_mask)
+    exact_at, bodies_at = _cast_at
     # the fields of a CastQuery, in order
     if swap:
-        hit = run(view, (y, x, dy, dx, radius, hy, hx, t_max, place), swapped, found)
+        query = (y, x, dy, dx, radius, hy, hx, t_max, place, exact_at, bodies_at)
+        hit = run(view, query, swapped, found)
         status, t, distance, py, px, ny, nx, row, col, inside, _, ey, ex, t_end, k = hit
     else:
-        hit = run(view, (x, y, dx, dy, radius, hx, hy, t_max, place), frame, found)
+        query = (x, y, dx, dy, radius, hx, hy, t_max, place, exact_at, bodies_at)
+        hit = run(view, query, frame, found)
         status, t, distance, px, py, nx, ny, col, row, inside, _, ex, ey, t_end, k = hit
     if is_tilemap:
         cell = (col // tw, row // th)

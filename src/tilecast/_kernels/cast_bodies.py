@@ -36,9 +36,9 @@ from tilecast._kernels.surds import (
     TD_LINE,
     TD_RAT,
     TD_SIZE,
-    affine_sign,
-    order,
-    versus,
+    exact_along,
+    exact_order,
+    exact_versus,
 )
 from tilecast._kernels.wide import w_add, w_mul, w_of, w_sign, w_value
 
@@ -86,36 +86,36 @@ def earlier_time(a, b, q):
     ta, tb = a[_T], b[_T]
     if abs(ta - tb) > 1e-9 * (abs(ta) + abs(tb)):
         return _sign(ta - tb)
-    return order(a[_TD:], b[_TD:], q)
+    return exact_order(a[_TD:], b[_TD:], q)
 
 
 # ------------------------------------------------------------- wide helpers
-@internal
+@internal(inline="always")
 def _sum2(x, y):
     return w_add(w_of(x), w_of(y), 1)
 
 
-@internal
+@internal(inline="always")
 def _sum3(x, y, z):
     return w_add(_sum2(x, y), w_of(z), 1)
 
 
-@internal
+@internal(inline="always")
 def _sq(a):
     return w_mul(a, a)
 
 
-@internal
+@internal(inline="always")
 def _cross(ax, ay, bx, by):
     return w_add(w_mul(ax, by), w_mul(ay, bx), -1)
 
 
-@internal
+@internal(inline="always")
 def _dot(ax, ay, bx, by):
     return w_add(w_mul(ax, bx), w_mul(ay, by), 1)
 
 
-@internal
+@internal(inline="always")
 def _gap(p, lo, hi):
     """The gap from ``p`` to ``[lo, hi]`` (wide), 0 inside."""
     below = w_add(lo, p, -1)
@@ -127,7 +127,7 @@ def _gap(p, lo, hi):
     return w_of(0.0)
 
 
-@internal
+@internal(inline="always")
 def _path(q, t):
     """The centre ``c + t d`` exactly (wide x, y)."""
     tt = w_of(t)
@@ -189,7 +189,7 @@ def _slab_bounds(c, d, lo, hi, entry, leave):
     return 1
 
 
-@internal
+@internal(inline="always")
 def _cross_entry(q, xlo, xhi, ylo, yhi, out):
     """Entry into the open box ``(xlo, xhi) x (ylo, yhi)``, the centre outside.
 
@@ -208,9 +208,9 @@ def _cross_entry(q, xlo, xhi, ylo, yhi, out):
     elif sy == 2:
         axis, ein, eout = 0, 0, 1
     else:
-        axis, ein = (0, 0) if order(tds[0], tds[2], q) >= 0 else (1, 2)
-        eout = 1 if order(tds[1], tds[3], q) <= 0 else 3
-    if order(tds[ein], tds[eout], q) >= 0 or versus(tds[eout], 0.0, q) <= 0:
+        axis, ein = (0, 0) if exact_order(tds[0], tds[2], q) >= 0 else (1, 2)
+        eout = 1 if exact_order(tds[1], tds[3], q) <= 0 else 3
+    if exact_order(tds[ein], tds[eout], q) >= 0 or exact_versus(tds[eout], 0.0, q) <= 0:
         return -1
     out[_TD : _TD + TD_SIZE] = tds[ein]
     n = tds[ein]
@@ -231,7 +231,7 @@ def _keep(best, cand, q, face):
 
 
 # ------------------------------------------------------------- the bodies
-@internal
+@internal(inline="always")
 def circle_circle(q, kx, ky, rb, out):
     """A circle shape against a circle body: the disc of radius ``r + rb``. Kind or -1."""
     s = disc_entry(q, kx, 0.0, ky, 0.0, q.radius, rb, out)
@@ -249,7 +249,7 @@ def circle_circle(q, kx, ky, rb, out):
     return CORNER
 
 
-@internal
+@internal(inline="always")
 def box_circle(q, kx, ky, rb, out):
     """A box shape against a circle body: the rounded box around ``k``. Kind or -1."""
     hx, hy = q.hx, q.hy
@@ -310,7 +310,7 @@ def _near_segment(px, py, ax, ay, bx, by, r):
     return w_sign(w_add(_sq(_cross(sx, sy, wx, wy)), w_mul(rr, ss), -1)) < 0
 
 
-@internal
+@internal(inline="always")
 def _band_entry(q, ax, ay, bx, by, r, out):
     """Entry of the centre into the side band of the capsule of ``a b`` (within its span)."""
     sx, sy = w_add(w_of(bx), w_of(ax), -1), w_add(w_of(by), w_of(ay), -1)
@@ -328,10 +328,9 @@ def _band_entry(q, ax, ay, bx, by, r, out):
     if w_sign(w_add(_sq(c0), w_mul(_sq(w_of(r)), ss), -1)) <= 0:
         return False
     set_td(out, TD_BAND, ax, ay, bx, by, r, float(side))
+    # the contact point within the span: (p - a) . s > 0 and (p - b) . s < 0
     td = out[_TD:]
-    along = _dot(wx, wy, sx, sy)
-    ds = _dot(dx, dy, sx, sy)
-    if affine_sign(td, q, along, ds) <= 0 or affine_sign(td, q, w_add(along, ss, -1), ds) >= 0:
+    if exact_along(td, q, 0) <= 0 or exact_along(td, q, 1) >= 0:
         return False
     length = math.hypot(bx - ax, by - ay)
     t = (abs(w_value(c0)) - r * length) / abs(w_value(cd))
@@ -341,7 +340,7 @@ def _band_entry(q, ax, ay, bx, by, r, out):
     return True
 
 
-@internal
+@internal(inline="always")
 def capsule(q, ax, ay, bx, by, r, out):
     """A circle (radius ``r``) against the segment ``a b``: its capsule. Kind or -1."""
     if _near_segment(w_of(q.x), w_of(q.y), ax, ay, bx, by, r):
@@ -382,15 +381,16 @@ def _strictly_inside(px, py, verts, start, count):
     return True
 
 
-@internal
+@internal(inline="always")
 def circle_polygon(q, verts, start, count, out):
-    """A circle against a convex polygon (``count >= 3``, counter-clockwise). Kind or -1."""
-    if _strictly_inside(w_of(q.x), w_of(q.y), verts, start, count):
+    """A circle against a convex polygon (counter-clockwise) or a segment (``count == 2``:
+    its capsule). Kind or -1."""
+    if count > 2 and _strictly_inside(w_of(q.x), w_of(q.y), verts, start, count):
         out[_KIND], out[_T] = INSIDE, 0.0
         return INSIDE
     cand = np.empty(CAND_SIZE)
     out[_KIND] = EMPTY
-    for k in range(count):
+    for k in range(count if count > 2 else 1):
         j = start + (k + 1) % count
         cand[_KIND] = EMPTY
         kind = capsule(q, verts[start + k, 0], verts[start + k, 1], verts[j, 0], verts[j, 1],
@@ -409,7 +409,7 @@ def _edge_offset(q, sx, sy):
     return float(_sign(sy)) * q.hx, -float(_sign(sx)) * q.hy
 
 
-@internal
+@internal(inline="always")
 def box_polygon(q, verts, start, count, out):
     """A box against a convex polygon (counter-clockwise) or a segment (``count == 2``).
 
@@ -434,9 +434,9 @@ def box_polygon(q, verts, start, count, out):
             return -1
         if s == 2:
             continue
-        if not has_in or order(tds[0], entry, q) > 0:
+        if not has_in or exact_order(tds[0], entry, q) > 0:
             entry[:], has_in, axis_in = tds[0], True, axis
-        if not has_out or order(tds[1], leave, q) < 0:
+        if not has_out or exact_order(tds[1], leave, q) < 0:
             leave[:], has_out = tds[1], True
     for k in range(count):
         ax, ay = verts[start + k, 0], verts[start + k, 1]
@@ -454,22 +454,22 @@ def box_polygon(q, verts, start, count, out):
             continue
         cur[0], cur[1], cur[2], cur[3], cur[4], cur[5], cur[6] = TD_LINE, ax, ay, bx, by, ox, oy
         if cd > 0:
-            if not has_in or order(cur, entry, q) > 0:
+            if not has_in or exact_order(cur, entry, q) > 0:
                 entry[:], has_in, axis_in = cur, True, 2 + k
-        elif not has_out or order(cur, leave, q) < 0:
+        elif not has_out or exact_order(cur, leave, q) < 0:
             leave[:], has_out = cur, True
-    if has_out and versus(leave, 0.0, q) <= 0:
+    if has_out and exact_versus(leave, 0.0, q) <= 0:
         return -1
-    if not has_in or versus(entry, 0.0, q) < 0:
+    if not has_in or exact_versus(entry, 0.0, q) < 0:
         out[_KIND], out[_T] = INSIDE, 0.0
         return INSIDE
-    if has_out and order(entry, leave, q) >= 0:
+    if has_out and exact_order(entry, leave, q) >= 0:
         return -1
     out[_TD : _TD + TD_SIZE] = entry
     return _box_polygon_contact(q, verts, start, count, axis_in, (x0, x1, y0, y1), out)
 
 
-@internal
+@internal(inline="always")
 def _box_polygon_contact(q, verts, start, count, axis, bounds, out):
     """The float time, point and normal of a box's contact with a polygon's piece ``axis``."""
     x0, x1, y0, y1 = bounds
@@ -514,7 +514,7 @@ def _box_polygon_contact(q, verts, start, count, axis, bounds, out):
 
 
 # ------------------------------------------------------------- overlap, exactly
-@internal
+@internal(inline="always")
 def _box_sides(q, px, py, verts, start, count):
     """Exactly: is the box at ``(px, py)`` (wide) in every open half-plane of the polygon's sum?"""
     for k in range(count):
@@ -538,7 +538,7 @@ def _box_meets(px, py, hx, hy, x0, x1, y0, y1):
                 or w_sign(w_add(py, _sum2(y1, hy), -1)) >= 0)  # fmt: skip
 
 
-@internal
+@internal(inline="always")
 def overlaps_body(q, kind, g, verts, px, py):
     """Exactly: does the shape of ``q`` centred at ``(px, py)`` (wide) overlap the body?"""
     circle = q.radius > 0.0
@@ -601,7 +601,7 @@ def body_bounds(kind, g, verts):
     return x0, x1, y0, y1
 
 
-@internal
+@internal(inline="always")
 def bodies_overlap(q, bodies, t, exact):
     """Does the shape at ``c + t d`` (exactly, or as it rounds to doubles) overlap a body?"""
     fx, fy = q.x + t * q.dx, q.y + t * q.dy
@@ -625,19 +625,36 @@ def bodies_overlap(q, bodies, t, exact):
     return False
 
 
+# ------------------------------------------------------------- the kernels
+# Called by address from tilecast._kernels.casts (compiled once each): a circle,
+# segment or polygon body against a circle or box shape, one signature for the
+# four (``g`` the body's geometry, its points ``pts[start:start + count]``); the
+# overlaps. Each compiles the pieces above it uses into itself (inline="always").
 @internal
-def body_contact(q, kind, g, verts, out):
-    """The contact with a circle, segment or polygon body (not a box); kind or -1."""
-    if kind == CIRCLE:
-        if q.radius > 0.0:
-            return circle_circle(q, g[0], g[1], g[2], out)
-        return box_circle(q, g[0], g[1], g[2], out)
-    if kind == SEGMENT:
-        if q.radius > 0.0:
-            return capsule(q, g[0], g[1], g[2], g[3], q.radius, out)
-        pts = np.empty((2, 2))
-        pts[0, 0], pts[0, 1], pts[1, 0], pts[1, 1] = g[0], g[1], g[2], g[3]
-        return box_polygon(q, pts, 0, 2, out)
-    if q.radius > 0.0:
-        return circle_polygon(q, verts, int(g[0]), int(g[1]), out)
-    return box_polygon(q, verts, int(g[0]), int(g[1]), out)
+def contact_circle_circle(q, g, pts, start, count, out):
+    """A circle shape against the circle body ``g``: :func:`circle_circle`."""
+    return circle_circle(q, g[0], g[1], g[2], out)
+
+
+@internal
+def contact_box_circle(q, g, pts, start, count, out):
+    """A box shape against the circle body ``g``: :func:`box_circle`."""
+    return box_circle(q, g[0], g[1], g[2], out)
+
+
+@internal
+def contact_circle_polygon(q, g, pts, start, count, out):
+    """A circle shape against a segment or convex polygon: :func:`circle_polygon`."""
+    return circle_polygon(q, pts, start, count, out)
+
+
+@internal
+def contact_box_polygon(q, g, pts, start, count, out):
+    """A box shape against a segment or convex polygon: :func:`box_polygon`."""
+    return box_polygon(q, pts, start, count, out)
+
+
+@internal
+def overlap_kernel(q, bodies, t, exact):
+    """:func:`bodies_overlap`."""
+    return bodies_overlap(q, bodies, t, exact)

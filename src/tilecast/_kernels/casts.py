@@ -36,10 +36,10 @@ contact.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from tilecast._kernels import internal
 from tilecast._kernels.cast_bodies import (
@@ -55,20 +55,26 @@ from tilecast._kernels.cast_bodies import (
     _TD,
     BOX,
     CAND_SIZE,
+    CIRCLE,
     CORNER,
     EMPTY,
     FACE_X,
     FACE_Y,
     INSIDE,
+    SEGMENT,
     TD_DISC,
-    bodies_overlap,
-    body_contact,
+    contact_box_circle,
+    contact_box_polygon,
+    contact_circle_circle,
+    contact_circle_polygon,
     earlier_time,
+    overlap_kernel,
     set_td,
     set_td_rat,
 )
 from tilecast._kernels.exact import expansion_sign, two_prod, two_sum
-from tilecast._kernels.surds import round_down
+from tilecast._kernels.intrinsics import caller_of, compiled_address
+from tilecast._kernels.surds import EXACT_SIGNATURE, exact_round_down, exact_time
 from tilecast._walkspec import MIXED_TILE, SOLID
 
 # ------------------------------------------------------------- the records
@@ -80,7 +86,9 @@ class CastQuery(NamedTuple):
     ``radius > 0``: a circle; ``radius == 0``: a box of half extents
     ``(hx, hy)``. ``place``: also find the end position (the float64 centre
     at the answer, or at ``t_max`` on a miss, that overlaps nothing), which
-    ``move_and_slide`` needs and a cast does not.
+    ``move_and_slide`` needs and a cast does not. ``exact_at`` and
+    ``bodies_at`` (five): the addresses of the kernels the cast calls
+    (:func:`addresses`).
     """
 
     x: float
@@ -92,6 +100,8 @@ class CastQuery(NamedTuple):
     hy: float
     t_max: float
     place: bool
+    exact_at: int
+    bodies_at: tuple[int, int, int, int, int]
 
 
 class Frame(NamedTuple):
@@ -741,11 +751,11 @@ def first_body(q, bodies, t_lim, buf):
                 else _box_contact(q, box, num, work, cand)
             )
             if hit and cand[_KIND] != INSIDE:
-                t = round_down(cand[_TD:], cand[_T], q)
+                t = exact_round_down(cand[_TD:], cand[_T], q)
                 px, py, nx, ny = _point_normal(q, int(cand[_KIND]), box, t)
                 cand[_KX], cand[_KY], cand[_A0], cand[_A1], cand[_T] = px, py, nx, ny, t
         else:
-            hit = body_contact(q, kind, g, bodies.verts, cand) >= 0
+            hit = _body_contact(q, bodies, k, cand) >= 0
         # (t_lim, a float, only prunes: the order with the cells is decided exactly)
         if not hit or cand[_T] > q.t_max or cand[_T] > t_lim * (1.0 + 1e-6):
             continue
@@ -804,12 +814,20 @@ def _settle(view, q, f, t, exact, work, pos, bodies):
         else:
             pos[0], pos[1], pos[2], pos[3], pos[4], pos[5] = x, 0.0, 0.0, y, 0.0, 0.0
         if t <= 0.0 or not (
-            overlaps_at(view, q, f, pos, work) or bodies_overlap(q, bodies, t, exact)
+            overlaps_at(view, q, f, pos, work) or _bodies_overlap(q, bodies, t, exact)
         ):
             return t, x, y
         # one ulp at first, then steps that double (a few ulps suffice in practice)
         t = max(min(np.nextafter(t, -np.inf), t * (1.0 - _U * 2.0 ** min(k, 60))), 0.0)
     return 0.0, q.x, q.y
+
+
+@internal
+def _bodies_overlap(q, bodies, t, exact):
+    """:func:`~tilecast._kernels.cast_bodies.bodies_overlap`, through its kernel's address."""
+    if bodies.kinds.shape[0] == 0:
+        return False
+    return call_overlap(q.bodies_at[4], q, bodies, t, exact)
 
 
 @internal
@@ -932,7 +950,7 @@ def _body_answer(view, q, f, buf, body, bodies):
     work, pos, b = buf[:160], buf[_POS : _POS + 6], buf[_FOUND:_END]
     if b[_KIND] == INSIDE:
         return CastHit(1, 0.0, 0.0, q.x, q.y, 0.0, 0.0, -1, -1, True, INSIDE, q.x, q.y, 0.0, body)
-    t = round_down(b[_TD:], b[_T], q)
+    t = exact_round_down(b[_TD:], b[_T], q)
     t, ex, ey = _settle(view, q, f, t, True, work, pos, bodies)
     t_end = t
     if q.place:
@@ -1000,7 +1018,85 @@ def shape_cast_signature() -> tuple[object, ...]:
         np.zeros((4, 3, 3), np.int8), np.zeros((1, 1), np.int32),
         np.zeros((4, 1, 1, 1), np.int8), False, 0, 0.0, 0.0, 1.0, 1.0,
     )  # fmt: skip
-    query = CastQuery(0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, True)
+    query = CastQuery(0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, True, 0, (0, 0, 0, 0, 0))
     frame = Frame(0.0, 1.0, 1, 0.0, 1.0, 1, False)
     bodies = Bodies(np.zeros(0, np.int64), np.zeros((0, 4)), np.zeros((0, 2)))
     return (typeof(view), typeof(query), typeof(frame), typeof(bodies))
+
+
+# ------------------------------------------------------------- kernels called by address
+# The exact times (tilecast._kernels.surds.exact_time) and the bodies' exact
+# contacts and overlaps (tilecast._kernels.cast_bodies: one kernel per body
+# kind and shape, one for the overlaps) are compiled once each; shape_cast
+# calls them through their addresses (the query's exact_at and bodies_at).
+# Linked into every kernel that called them, they were optimised and compiled
+# to machine code again in each (a first compile four times longer).
+
+QUERY_TYPE = types.NamedTuple(
+    (types.float64,) * 8 + (types.boolean, types.int64, types.UniTuple(types.int64, 5)),
+    CastQuery,
+)
+BODIES_TYPE = types.NamedTuple(
+    (types.int64[::1], types.float64[:, ::1], types.float64[:, ::1]), Bodies
+)
+#: The four contact kernels' one signature: (q, the body's geometry, its points
+#: pts[start:start + count], the candidate out) -> the kind or -1.
+_POINTS = types.float64[:, ::1]
+CONTACT_SIGNATURE = types.int64(
+    QUERY_TYPE, types.float64[::1], _POINTS, types.int64, types.int64, types.float64[::1]
+)
+OVERLAP_SIGNATURE = types.boolean(QUERY_TYPE, BODIES_TYPE, types.float64, types.boolean)
+#: The kernels of bodies_at, in order: a circle body (circle shape, box shape), a
+#: segment or polygon (circle, box), the overlaps.
+_BODY_KERNELS = (
+    (contact_circle_circle, CONTACT_SIGNATURE),
+    (contact_box_circle, CONTACT_SIGNATURE),
+    (contact_circle_polygon, CONTACT_SIGNATURE),
+    (contact_box_polygon, CONTACT_SIGNATURE),
+    (overlap_kernel, OVERLAP_SIGNATURE),
+)
+
+call_contact = caller_of(contact_circle_circle, CONTACT_SIGNATURE)  # any of the four
+call_overlap = caller_of(overlap_kernel, OVERLAP_SIGNATURE)
+
+
+@internal
+def _body_contact(q, bodies, k, out):
+    """The contact with body ``k`` (a circle, segment or polygon) into ``out``: the kind or -1.
+
+    Through the contact kernel of its kind and the shape's.
+    """
+    kind = bodies.kinds[k]
+    g = bodies.geoms[k]
+    circle = q.radius > 0.0
+    if kind == CIRCLE:
+        return call_contact(q.bodies_at[0 if circle else 1], q, g, bodies.verts, 0, 0, out)
+    if kind == SEGMENT:
+        pts = np.empty((2, 2))
+        pts[0, 0], pts[0, 1], pts[1, 0], pts[1, 1] = g[0], g[1], g[2], g[3]
+        start, count = 0, 2
+    else:
+        pts, start, count = bodies.verts, int(g[0]), int(g[1])
+    return call_contact(q.bodies_at[2 if circle else 3], q, g, pts, start, count, out)
+
+
+def compile_kernels() -> None:
+    """Compile (or load) :func:`shape_cast` and the kernels it calls, side by side where there
+    are cores (:mod:`tilecast._kernels.jobs`)."""
+    from tilecast._kernels.jobs import compile_together
+
+    units = [(shape_cast, shape_cast_signature(), 30.0), (exact_time, EXACT_SIGNATURE.args, 10.0)]
+    units += [(kernel, signature.args, 6.0) for kernel, signature in _BODY_KERNELS]
+    compile_together(units)
+
+
+def addresses() -> tuple[int, tuple[int, ...]]:
+    """The addresses of the kernels a cast calls: a query's ``exact_at`` and ``bodies_at``."""
+    bodies_at = tuple(compiled_address(kernel, signature) for kernel, signature in _BODY_KERNELS)
+    return compiled_address(exact_time, EXACT_SIGNATURE), bodies_at
+
+
+def entry_point() -> Any:
+    """The compiled :func:`shape_cast`'s entry point (no type dispatch), after
+    :func:`compile_kernels`."""
+    return shape_cast.overloads[shape_cast_signature()].entry_point

@@ -26,9 +26,13 @@ with the signs tracked (no rounding, over the whole double range).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
+from numba import types
 
 from tilecast._kernels import internal
+from tilecast._kernels.intrinsics import caller_of
 from tilecast._kernels.wide import w_add, w_mul, w_neg, w_of, w_sign, w_terms
 
 TD_RAT = 0.0
@@ -39,22 +43,22 @@ TD_BAND = 3.0
 TD_SIZE = 8
 
 
-@internal
+@internal(inline="always")
 def _cross(ax, ay, bx, by):
     return w_add(w_mul(ax, by), w_mul(ay, bx), -1)
 
 
-@internal
+@internal(inline="always")
 def _diff(x, y):
     return w_add(w_of(x), w_of(y), -1)
 
 
-@internal
+@internal(inline="always")
 def _sum2(x, y):
     return w_add(w_of(x), w_of(y), 1)
 
 
-@internal
+@internal(inline="always")
 def _zero():
     return w_of(0.0)
 
@@ -112,7 +116,7 @@ def root_sign(m, k, d):
     return sm * w_sign(w_add(w_mul(m, m), w_mul(w_mul(k, k), d), -1))
 
 
-@internal
+@internal(inline="always")
 def _two_roots_sign(m, k1, d1, k2, d2):
     """Exact sign of ``m + k1 sqrt(d1) + k2 sqrt(d2)``."""
     sx = root_sign(m, k1, d1)
@@ -127,7 +131,7 @@ def _two_roots_sign(m, k1, d1, k2, d2):
     return sx * root_sign(mm, w_mul(two, w_mul(m, k1)), d1)
 
 
-@internal
+@internal(inline="always")
 def order(td1, td2, q):
     """Exact sign of ``T1 - T2`` for two time definitions on the path of ``q``."""
     a1, b1, d1, c1 = parts(td1, q)
@@ -143,14 +147,14 @@ def versus(td, t, q):
     return root_sign(w_add(a, w_mul(c, w_of(t)), -1), b, d)
 
 
-@internal
+@internal(inline="always")
 def affine_sign(td, q, alpha, beta):
     """Exact sign of ``alpha + beta * T`` (wide ``alpha``, ``beta``)."""
     a, b, d, c = parts(td, q)
     return root_sign(w_add(w_mul(alpha, c), w_mul(beta, a), 1), w_mul(beta, b), d)
 
 
-@internal
+@internal(inline="always")
 def round_down(td, t, q):
     """The largest double at most ``T``, from a float estimate ``t`` of it (``>= 0``)."""
     step = 0
@@ -166,3 +170,91 @@ def round_down(td, t, q):
             break
         t = up
     return t
+
+
+# ------------------------------------------------------------- one kernel, by address
+# The exact decisions above are large (wide arithmetic, square roots) and the
+# casts need them from many places. Called directly, each caller would link
+# their code in and have it optimised and compiled again; :func:`exact_time`
+# is compiled once, and every caller reaches it through its address (the
+# ``exact_at`` field of a cast query; see caller_of). The float filters stay
+# in the callers.
+
+
+class Path(NamedTuple):
+    """The centre's path ``c + t*d`` of a cast: all an exact time needs of the query."""
+
+    x: float
+    y: float
+    dx: float
+    dy: float
+
+
+#: Operations of :func:`exact_time`.
+ORDER = 0  # sign of T1 - T2
+VERSUS = 1  # sign of T1 - t
+ROUND_DOWN = 2  # the largest double at most T1 (from the estimate t)
+ALONG_A = 3  # sign of (c + T1 d - a) . (b - a), a = td1[1:3], b = td1[3:5] (a band's segment)
+ALONG_B = 4  # sign of (c + T1 d - b) . (b - a)
+
+_TD_TYPE = types.float64[::1]
+PATH_TYPE = types.NamedUniTuple(types.float64, 4, Path)
+EXACT_SIGNATURE = types.float64(types.int64, _TD_TYPE, _TD_TYPE, types.float64, PATH_TYPE)
+
+
+@internal(inline="always")
+def _along(td, q, end):
+    """Exact sign of ``(c + T d - e) . (b - a)``, ``e`` = ``a`` (``end`` 0) or ``b``."""
+    sx = w_add(w_of(td[3]), w_of(td[1]), -1)
+    sy = w_add(w_of(td[4]), w_of(td[2]), -1)
+    ex, ey = (td[1], td[2]) if end == 0 else (td[3], td[4])
+    wx, wy = w_add(w_of(q.x), w_of(ex), -1), w_add(w_of(q.y), w_of(ey), -1)
+    alpha = w_add(w_mul(wx, sx), w_mul(wy, sy), 1)
+    beta = w_add(w_mul(w_of(q.dx), sx), w_mul(w_of(q.dy), sy), 1)
+    return affine_sign(td, q, alpha, beta)
+
+
+@internal
+def exact_time(op, td1, td2, t, q):
+    """The exact decision ``op`` on time definitions on the path ``q`` (a :class:`Path`).
+
+    A sign (-1.0, 0.0, 1.0) for ORDER, VERSUS, ALONG_A and ALONG_B, a time
+    for ROUND_DOWN; ``td2`` is read by ORDER only, ``t`` by VERSUS and
+    ROUND_DOWN. Called through its address (:data:`call_exact`).
+    """
+    if op == ORDER:
+        return float(order(td1, td2, q))
+    if op == VERSUS:
+        return float(versus(td1, t, q))
+    if op == ROUND_DOWN:
+        return round_down(td1, t, q)
+    return float(_along(td1, q, 0 if op == ALONG_A else 1))
+
+
+call_exact = caller_of(exact_time, EXACT_SIGNATURE)
+
+
+@internal(inline="always")
+def exact_order(td1, td2, q):
+    """:func:`order` through the address ``q.exact_at`` (``q`` a cast query)."""
+    return int(call_exact(q.exact_at, ORDER, td1, td2, 0.0, Path(q.x, q.y, q.dx, q.dy)))
+
+
+@internal(inline="always")
+def exact_versus(td, t, q):
+    """:func:`versus` through the address ``q.exact_at``."""
+    return int(call_exact(q.exact_at, VERSUS, td, td, t, Path(q.x, q.y, q.dx, q.dy)))
+
+
+@internal(inline="always")
+def exact_round_down(td, t, q):
+    """:func:`round_down` through the address ``q.exact_at``."""
+    return call_exact(q.exact_at, ROUND_DOWN, td, td, t, Path(q.x, q.y, q.dx, q.dy))
+
+
+@internal(inline="always")
+def exact_along(td, q, end):
+    """Exact sign of ``(c + T d - e) . (b - a)`` for a band's time ``T`` (``td``: ``a``,
+    ``b`` at 1..4), ``e`` = ``a`` (``end`` 0) or ``b`` (1), through ``q.exact_at``."""
+    op = ALONG_A if end == 0 else ALONG_B
+    return int(call_exact(q.exact_at, op, td, td, 0.0, Path(q.x, q.y, q.dx, q.dy)))

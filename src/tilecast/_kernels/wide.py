@@ -119,12 +119,40 @@ def _grow(acc, na, q):
 
 
 @internal
+def _by_exponent(e):
+    """The indices of ``e`` by decreasing exponent (a heap sort: small code, ``n log n``)."""
+    n = e.shape[0]
+    order = np.arange(n)
+    for start in range(n // 2 - 1, -1, -1):
+        _sift(order, e, start, n)
+    for end in range(n - 1, 0, -1):
+        order[0], order[end] = order[end], order[0]
+        _sift(order, e, 0, end)
+    return order
+
+
+@internal
+def _sift(order, e, root, n):
+    """Sift ``order[root]`` down the min-heap (by ``e``) of ``order[:n]``."""
+    while True:
+        child = 2 * root + 1
+        if child >= n:
+            return
+        if child + 1 < n and e[order[child + 1]] < e[order[child]]:
+            child += 1
+        if e[order[child]] >= e[order[root]]:
+            return
+        order[root], order[child] = order[child], order[root]
+        root = child
+
+
+@internal
 def w_compress(m, e):
     """The same value with fewer components: exact sums of chunks of nearby exponents."""
     n = m.shape[0]
     if n <= 1:
         return m, e
-    order = np.argsort(-e)
+    order = _by_exponent(e)
     acc = np.empty(n)
     om = np.empty(n)
     oe = np.empty(n, np.int64)
@@ -148,7 +176,7 @@ def w_sign(a):
     n = m.shape[0]
     if n == 0:
         return 0
-    order = np.argsort(-e)
+    order = _by_exponent(e)
     acc = np.empty(n)
     na = 0
     base = e[order[0]]
