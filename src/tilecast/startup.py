@@ -233,8 +233,9 @@ _GROUPS: tuple[tuple[tuple[str, ...], float], ...] = (
         15.0,
     ),
     (("fov", "fov_many and fov_counts"), 2.0),
+    # the longest (the exact casts among bodies: several kernels, called by address);
     # shares only the SpatialHash's query kernels with the bodies family
-    (("circle_cast, box_cast, move_and_slide",), 12.0),
+    (("circle_cast, box_cast, move_and_slide",), 60.0),
     (("point_in_polygon",), 1.5),
     (("lines",), 0.5),
 )
