@@ -533,8 +533,7 @@ def _walls_many(view: WalkMap, o: Any, sd: Any, hits: tuple[Any, ...]) -> Any:
 
 # ------------------------------------------------------------ shape casts
 _cast_entry: Any = None  # the compiled shape_cast's entry point (no type dispatch)
-_cast_at: tuple[int, tuple[int, ...]] = (0, ())  # the addresses of the kernels it calls
-# (a query's exact_at and bodies_at; set with _cast_entry)
+_cast_at = 0  # the address of the table of the kernels it calls (a query's at)
 
 
 def _load_cast_entry() -> Any:
@@ -546,7 +545,7 @@ def _load_cast_entry() -> Any:
     global _cast_entry, _cast_at
     casts = kernels("casts")
     casts.compile_kernels()
-    _cast_at = casts.addresses()
+    _cast_at = casts.table_address()
     _cast_entry = casts.entry_point()
     return _cast_entry
 
@@ -607,14 +606,13 @@ def shape_cast(
     ids, found = _NO_IDS, _NO_BODIES
     if bodies is not None and len(bodies):
         ids, found = _candidate_bodies(bodies, (x, y), (dx, dy), shape, t_max, swap, body_mask)
-    exact_at, bodies_at = _cast_at
     # the fields of a CastQuery, in order
     if swap:
-        query = (y, x, dy, dx, radius, hy, hx, t_max, place, exact_at, bodies_at)
+        query = (y, x, dy, dx, radius, hy, hx, t_max, place, _cast_at)
         hit = run(view, query, swapped, found)
         status, t, distance, py, px, ny, nx, row, col, inside, _, ey, ex, t_end, k = hit
     else:
-        query = (x, y, dx, dy, radius, hx, hy, t_max, place, exact_at, bodies_at)
+        query = (x, y, dx, dy, radius, hx, hy, t_max, place, _cast_at)
         hit = run(view, query, frame, found)
         status, t, distance, px, py, nx, ny, col, row, inside, _, ex, ey, t_end, k = hit
     if is_tilemap:

@@ -73,7 +73,7 @@ from tilecast._kernels.cast_bodies import (
     set_td_rat,
 )
 from tilecast._kernels.exact import expansion_sign, two_prod, two_sum
-from tilecast._kernels.intrinsics import caller_of, compiled_address
+from tilecast._kernels.intrinsics import caller_of, compiled_address, load_int64
 from tilecast._kernels.surds import EXACT_SIGNATURE, exact_round_down, exact_time
 from tilecast._walkspec import MIXED_TILE, SOLID
 
@@ -86,9 +86,9 @@ class CastQuery(NamedTuple):
     ``radius > 0``: a circle; ``radius == 0``: a box of half extents
     ``(hx, hy)``. ``place``: also find the end position (the float64 centre
     at the answer, or at ``t_max`` on a miss, that overlaps nothing), which
-    ``move_and_slide`` needs and a cast does not. ``exact_at`` and
-    ``bodies_at`` (five): the addresses of the kernels the cast calls
-    (:func:`addresses`).
+    ``move_and_slide`` needs and a cast does not. ``at``: the address of
+    the table of the addresses of the kernels the cast calls
+    (:func:`table_address`).
     """
 
     x: float
@@ -100,8 +100,7 @@ class CastQuery(NamedTuple):
     hy: float
     t_max: float
     place: bool
-    exact_at: int
-    bodies_at: tuple[int, int, int, int, int]
+    at: int
 
 
 class Frame(NamedTuple):
@@ -827,7 +826,7 @@ def _bodies_overlap(q, bodies, t, exact):
     """:func:`~tilecast._kernels.cast_bodies.bodies_overlap`, through its kernel's address."""
     if bodies.kinds.shape[0] == 0:
         return False
-    return call_overlap(q.bodies_at[4], q, bodies, t, exact)
+    return call_overlap(load_int64(q.at, 5), q, bodies, t, exact)
 
 
 @internal
@@ -1018,7 +1017,7 @@ def shape_cast_signature() -> tuple[object, ...]:
         np.zeros((4, 3, 3), np.int8), np.zeros((1, 1), np.int32),
         np.zeros((4, 1, 1, 1), np.int8), False, 0, 0.0, 0.0, 1.0, 1.0,
     )  # fmt: skip
-    query = CastQuery(0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, True, 0, (0, 0, 0, 0, 0))
+    query = CastQuery(0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, True, 0)
     frame = Frame(0.0, 1.0, 1, 0.0, 1.0, 1, False)
     bodies = Bodies(np.zeros(0, np.int64), np.zeros((0, 4)), np.zeros((0, 2)))
     return (typeof(view), typeof(query), typeof(frame), typeof(bodies))
@@ -1028,14 +1027,11 @@ def shape_cast_signature() -> tuple[object, ...]:
 # The exact times (tilecast._kernels.surds.exact_time) and the bodies' exact
 # contacts and overlaps (tilecast._kernels.cast_bodies: one kernel per body
 # kind and shape, one for the overlaps) are compiled once each; shape_cast
-# calls them through their addresses (the query's exact_at and bodies_at).
+# calls them through their addresses (a table at the query's ``at``).
 # Linked into every kernel that called them, they were optimised and compiled
 # to machine code again in each (a first compile four times longer).
 
-QUERY_TYPE = types.NamedTuple(
-    (types.float64,) * 8 + (types.boolean, types.int64, types.UniTuple(types.int64, 5)),
-    CastQuery,
-)
+QUERY_TYPE = types.NamedTuple((types.float64,) * 8 + (types.boolean, types.int64), CastQuery)
 BODIES_TYPE = types.NamedTuple(
     (types.int64[::1], types.float64[:, ::1], types.float64[:, ::1]), Bodies
 )
@@ -1046,8 +1042,8 @@ CONTACT_SIGNATURE = types.int64(
     QUERY_TYPE, types.float64[::1], _POINTS, types.int64, types.int64, types.float64[::1]
 )
 OVERLAP_SIGNATURE = types.boolean(QUERY_TYPE, BODIES_TYPE, types.float64, types.boolean)
-#: The kernels of bodies_at, in order: a circle body (circle shape, box shape), a
-#: segment or polygon (circle, box), the overlaps.
+#: The body kernels, in the order of the table (after exact_time): a circle body
+#: (circle shape, box shape), a segment or polygon (circle, box), the overlaps.
 _BODY_KERNELS = (
     (contact_circle_circle, CONTACT_SIGNATURE),
     (contact_box_circle, CONTACT_SIGNATURE),
@@ -1070,14 +1066,14 @@ def _body_contact(q, bodies, k, out):
     g = bodies.geoms[k]
     circle = q.radius > 0.0
     if kind == CIRCLE:
-        return call_contact(q.bodies_at[0 if circle else 1], q, g, bodies.verts, 0, 0, out)
+        return call_contact(load_int64(q.at, 1 if circle else 2), q, g, bodies.verts, 0, 0, out)
     if kind == SEGMENT:
         pts = np.empty((2, 2))
         pts[0, 0], pts[0, 1], pts[1, 0], pts[1, 1] = g[0], g[1], g[2], g[3]
         start, count = 0, 2
     else:
         pts, start, count = bodies.verts, int(g[0]), int(g[1])
-    return call_contact(q.bodies_at[2 if circle else 3], q, g, pts, start, count, out)
+    return call_contact(load_int64(q.at, 3 if circle else 4), q, g, pts, start, count, out)
 
 
 def compile_kernels() -> None:
@@ -1090,10 +1086,22 @@ def compile_kernels() -> None:
     compile_together(units)
 
 
-def addresses() -> tuple[int, tuple[int, ...]]:
-    """The addresses of the kernels a cast calls: a query's ``exact_at`` and ``bodies_at``."""
-    bodies_at = tuple(compiled_address(kernel, signature) for kernel, signature in _BODY_KERNELS)
-    return compiled_address(exact_time, EXACT_SIGNATURE), bodies_at
+#: The addresses of the kernels a cast calls: exact_time, then the body kernels.
+_TABLE = np.zeros(1 + len(_BODY_KERNELS), dtype=np.int64)
+
+
+def table_address() -> int:
+    """The address of the table of the kernels' addresses: a query's ``at``.
+
+    Fills the table (the kernels compiled or loaded if they are not yet);
+    it lives as long as this module. One integer per call where the
+    addresses themselves would cost a conversion each.
+    """
+    _TABLE[0] = compiled_address(exact_time, EXACT_SIGNATURE)
+    for k, (kernel, signature) in enumerate(_BODY_KERNELS):
+        _TABLE[1 + k] = compiled_address(kernel, signature)
+    address: int = _TABLE.ctypes.data
+    return address
 
 
 def entry_point() -> Any:

@@ -32,7 +32,7 @@ import numpy as np
 from numba import types
 
 from tilecast._kernels import internal
-from tilecast._kernels.intrinsics import caller_of
+from tilecast._kernels.intrinsics import caller_of, load_int64
 from tilecast._kernels.wide import w_add, w_mul, w_neg, w_of, w_sign, w_terms
 
 TD_RAT = 0.0
@@ -176,9 +176,9 @@ def round_down(td, t, q):
 # The exact decisions above are large (wide arithmetic, square roots) and the
 # casts need them from many places. Called directly, each caller would link
 # their code in and have it optimised and compiled again; :func:`exact_time`
-# is compiled once, and every caller reaches it through its address (the
-# ``exact_at`` field of a cast query; see caller_of). The float filters stay
-# in the callers.
+# is compiled once, and every caller reaches it through its address (the first
+# of the table of addresses at a cast query's ``at``; see caller_of). The float
+# filters stay in the callers.
 
 
 class Path(NamedTuple):
@@ -236,25 +236,25 @@ call_exact = caller_of(exact_time, EXACT_SIGNATURE)
 
 @internal(inline="always")
 def exact_order(td1, td2, q):
-    """:func:`order` through the address ``q.exact_at`` (``q`` a cast query)."""
-    return int(call_exact(q.exact_at, ORDER, td1, td2, 0.0, Path(q.x, q.y, q.dx, q.dy)))
+    """:func:`order` through its address (``q`` a cast query: the first at ``q.at``)."""
+    return int(call_exact(load_int64(q.at, 0), ORDER, td1, td2, 0.0, Path(q.x, q.y, q.dx, q.dy)))
 
 
 @internal(inline="always")
 def exact_versus(td, t, q):
-    """:func:`versus` through the address ``q.exact_at``."""
-    return int(call_exact(q.exact_at, VERSUS, td, td, t, Path(q.x, q.y, q.dx, q.dy)))
+    """:func:`versus` through its address."""
+    return int(call_exact(load_int64(q.at, 0), VERSUS, td, td, t, Path(q.x, q.y, q.dx, q.dy)))
 
 
 @internal(inline="always")
 def exact_round_down(td, t, q):
-    """:func:`round_down` through the address ``q.exact_at``."""
-    return call_exact(q.exact_at, ROUND_DOWN, td, td, t, Path(q.x, q.y, q.dx, q.dy))
+    """:func:`round_down` through its address."""
+    return call_exact(load_int64(q.at, 0), ROUND_DOWN, td, td, t, Path(q.x, q.y, q.dx, q.dy))
 
 
 @internal(inline="always")
 def exact_along(td, q, end):
     """Exact sign of ``(c + T d - e) . (b - a)`` for a band's time ``T`` (``td``: ``a``,
-    ``b`` at 1..4), ``e`` = ``a`` (``end`` 0) or ``b`` (1), through ``q.exact_at``."""
+    ``b`` at 1..4), ``e`` = ``a`` (``end`` 0) or ``b`` (1), through its address."""
     op = ALONG_A if end == 0 else ALONG_B
-    return int(call_exact(q.exact_at, op, td, td, 0.0, Path(q.x, q.y, q.dx, q.dy)))
+    return int(call_exact(load_int64(q.at, 0), op, td, td, 0.0, Path(q.x, q.y, q.dx, q.dy)))
