@@ -17,7 +17,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from reference import casts as ref
@@ -413,6 +413,9 @@ def _empty_like(grid):
 
 @SETTINGS
 @given(cast_cases(outside="empty"))
+# a corner contact: the box body rounded its root down exactly, the cell did not
+@example((Grid(np.ones((1, 1), bool), outside="empty"), (-1.5, -1.0197871233492315), (5.0, 4.0),
+          {"radius": 0.5}))  # fmt: skip
 def test_box_bodies_stand_for_cells_exactly(case):
     """Each solid cell as a box body (its cell_bounds) on an empty map: the same cast."""
     grid, center, direction, shape = case
@@ -441,10 +444,13 @@ def test_box_bodies_stand_for_cells_exactly(case):
     st.sampled_from([0.25, 0.5, 1.0, 0.3]),
     st.sampled_from([0.25, 0.5, 0.7]),
     st.sampled_from(["circle", "box"]),
-    # directions inside the range where the decisions are proven exact (no component
-    # below about 1e-300 beside one near 1: test_known_underflow_... has one)
-    st.floats(0.0, 6.283185307179586).filter(lambda a: a == 0.0 or a > 1e-250),
+    # any angle: components of about 1e-300 beside one near 1 included (exact over
+    # the whole double range)
+    st.floats(0.0, 6.283185307179586) | st.sampled_from([1e-300, 5e-324, 1e-160]),
 )
+# touching at the start and moving in: an exact root time of 0 (the oracle once printed
+# it 1e-81 below 0)
+@example((1.5, 1.5), 1.0, 0.25, "box", 6.104121674219648)
 def test_circle_body_against_the_exact_oracle(center, size, rb, shape, angle):
     body = (0.5, 0.25)
     bodies = SpatialHash(1.0)
@@ -564,6 +570,17 @@ def test_circle_corner_contacts_a_few_ulps_apart_are_ordered_exactly(eps):
     assert len(expected) == 1 and hit.cell == expected[0].cell
 
 
+def test_circle_corner_contacts_between_the_same_two_doubles_are_ordered_exactly():
+    """Two corner times that round to the same double: the exact first (row 2) wins, where
+    the tie rule (the smaller row) would pick row 0."""
+    grid = Grid([[0] * 5 + [1], [0] * 6, [0] * 5 + [1]], tile_size=(1.0, 1.2000000000000004),
+                origin=(0.0, -1.8000000000000007))  # fmt: skip
+    times = {c.cell: c.time for c in _all_contacts(grid, (0.5, 0.0), (1.0, 0.0), 1.0)}
+    first, other = times[(5, 2)], times[(5, 0)]
+    assert float(first.decimal()) == float(other.decimal()) and ref.compare(first, other) < 0
+    assert circle_cast(grid, (0.5, 0.0), 1.0, (1.0, 0.0)).cell == (5, 2)
+
+
 def test_move_and_slide_remainder_and_max_slides():
     grid = Grid([[0, 0, 0, 1], [0, 0, 0, 1], [1, 1, 1, 1]])
     # one slide: stops at the floor, the rest of the motion (less its part into it) remains
@@ -629,17 +646,101 @@ def test_casts_name_the_body_and_follow_its_layers():
     slide = move_and_slide(room, (0.5, 1.5), (9.0, 0.0), radius=0.25, bodies=bodies, mask=1)
     assert [c.body for c in slide.contacts][:1] == [9]
     bodies.insert(11, polygon=[(2.0, 0.0), (3.0, 0.0), (2.0, 1.0)])
-    with pytest.raises(TypeError, match="polygon"):
-        circle_cast(room, (0.5, 0.5), 0.25, (1.0, 0.0), bodies=bodies)
+    hit = circle_cast(room, (0.5, 0.5), 0.25, (1.0, 0.0), bodies=bodies)
+    assert hit.body == 11 and hit.normal == (-1.0, 0.0) and hit.distance == 1.25
 
 
-@pytest.mark.xfail(strict=True, reason="a product underflows: docs/numeric_range.md's exception")
-def test_known_underflow_a_direction_with_a_subnormal_component():
-    # Found by hypothesis: a circle cast along (1, 5e-324) towards a circle body
-    # misses it in the kernel (a product of the subnormal component underflows);
-    # the exact contact is at about 0.5. Strict: fails once that is fixed.
+def test_a_direction_with_a_subnormal_component_meets_a_circle_body():
+    # Found by hypothesis: along (1, 5e-324) the path grazes the disc of radius
+    # r + rb = 0.75 around the body and the subnormal component takes it in, at
+    # about t = 0.5 (products of it underflow in plain expansions).
     bodies = SpatialHash(1.0)
     bodies.insert(9, circle=((0.5, 0.25), 0.5))
-    hit = circle_cast(Grid(np.zeros((1, 1), bool)), (0.0, -0.5), 0.25, (1.0, 5e-324),
-                      bodies=bodies)  # fmt: skip
-    assert hit is not None and not hit.inside
+    empty = Grid(np.zeros((1, 1), bool))
+    hit = circle_cast(empty, (0.0, -0.5), 0.25, (1.0, 5e-324), bodies=bodies)
+    assert hit is not None and not hit.inside and hit.body == 9
+    expected = ref.cast_with_bodies(empty, bodies, (0.0, -0.5), (1.0, 5e-324), radius=0.25)
+    true = ref.distance(expected[0], (1.0, 5e-324))
+    assert Decimal(hit.distance) <= true < Decimal(hit.distance) + Decimal(2.0**-51)
+    # without the subnormal component: a graze, no contact
+    assert circle_cast(empty, (0.0, -0.5), 0.25, (1.0, 0.0), bodies=bodies) is None
+
+
+# ----------------------------------------------------------------- every body kind
+QUARTERS = st.integers(-12, 20).map(lambda k: k / 4)  # coordinates on a lattice: ties
+
+
+@st.composite
+def body_scenes(draw):
+    """A small map (negative origin), 1-3 bodies of every kind on a quarter lattice, a cast."""
+    cells = draw(st.lists(st.lists(st.booleans(), min_size=4, max_size=4), min_size=3,
+                          max_size=3))  # fmt: skip
+    grid = Grid(np.array(cells), origin=(-1.0, -0.5))
+    bodies = SpatialHash(1.0)
+    for n in range(draw(st.integers(1, 3))):
+        kind = draw(st.sampled_from(["circle", "segment", "polygon", "box"]))
+        p = (draw(QUARTERS), draw(QUARTERS))
+        if kind == "circle":
+            bodies.insert(n, circle=(p, draw(st.sampled_from([0.25, 0.5, 0.3]))))
+        elif kind == "box":
+            w, h = draw(st.sampled_from([0.25, 0.5, 1.0])), draw(st.sampled_from([0.25, 1.0]))
+            bodies.insert(n, box=(p[0], p[1], p[0] + w, p[1] + h))
+        else:
+            q = (draw(QUARTERS), draw(QUARTERS))
+            assume(p != q)
+            if kind == "segment":
+                bodies.insert(n, segment=(p, q))
+            else:
+                v = (draw(QUARTERS), draw(QUARTERS))
+                area = (q[0] - p[0]) * (v[1] - p[1]) - (q[1] - p[1]) * (v[0] - p[0])
+                assume(area != 0)
+                bodies.insert(n, polygon=[p, q, v])
+    center = (draw(QUARTERS | st.floats(-3, 5)), draw(QUARTERS | st.floats(-3, 5)))
+    direction = draw(
+        st.sampled_from([(1.0, 0.0), (0.0, -1.0), (-1.0, -1.0), (1.0, 1.0), (2.0, -1.0),
+                         (1.0, 1e-300)])
+        | st.tuples(st.floats(-1, 1), st.floats(-1, 1)).filter(lambda d: d != (0.0, 0.0))
+    )  # fmt: skip
+    if draw(st.booleans()):
+        shape = {"radius": draw(st.sampled_from([0.25, 0.5, 0.3]))}
+    else:
+        shape = {"half": draw(st.sampled_from([(0.25, 0.25), (0.5, 0.25), (0.3, 0.5)]))}
+    return grid, bodies, center, direction, shape
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(body_scenes())
+def test_casts_among_every_body_kind_match_the_exact_oracle(scene):
+    """The first obstacle exactly (a tie between a cell and a body: the cell), the distance
+    never beyond the exact one and within a few ulps of it."""
+    grid, bodies, center, direction, shape = scene
+    if "radius" in shape:
+        hit = circle_cast(grid, center, shape["radius"], direction, bodies=bodies)
+    else:
+        hit = box_cast(grid, center, shape["half"], direction, bodies=bodies)
+    expected = ref.cast_with_bodies(grid, bodies, center, direction, **shape)
+    if expected is None:
+        assert hit is None
+        return
+    time, inside, first = expected
+    assert hit is not None and hit.inside == inside, (hit, expected)
+    got = ("cell", hit.cell) if hit.body is None else ("body", hit.body)
+    assert got in first, (hit, expected)
+    if inside:
+        assert hit.distance == 0.0
+        return
+    true = ref.distance(time, direction)
+    assert Decimal(hit.distance) <= true
+    assert true - Decimal(hit.distance) <= Decimal(2.0**-49) * (true + 8), (hit, true)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(body_scenes(), st.sampled_from([1.0, 9.0]))
+def test_move_and_slide_among_polygons_and_segments_never_ends_overlapping(scene, scale):
+    grid, bodies, center, direction, shape = scene
+    assume(not ref.overlaps(grid, center, **shape))
+    assume(not ref.overlaps_bodies(bodies, center, **shape))
+    motion = (direction[0] * scale, direction[1] * scale)
+    slide = move_and_slide(grid, center, motion, bodies=bodies, **_shape_kw(shape))
+    assert not ref.overlaps(grid, slide.position, **shape)
+    assert not ref.overlaps_bodies(bodies, slide.position, **shape)

@@ -533,15 +533,20 @@ def _walls_many(view: WalkMap, o: Any, sd: Any, hits: tuple[Any, ...]) -> Any:
 
 # ------------------------------------------------------------ shape casts
 _cast_entry: Any = None  # the compiled shape_cast's entry point (no type dispatch)
+_cast_at = 0  # the address of the table of the kernels it calls (a query's at)
 
 
 def _load_cast_entry() -> Any:
-    """Compile or load :func:`tilecast._kernels.casts.shape_cast` for its one signature."""
-    global _cast_entry
+    """Compile or load :func:`tilecast._kernels.casts.shape_cast` and the kernels it calls.
+
+    Its one signature; the kernels it calls by address compile side by side
+    where there are cores.
+    """
+    global _cast_entry, _cast_at
     casts = kernels("casts")
-    signature = casts.shape_cast_signature()
-    casts.shape_cast.compile(signature)
-    _cast_entry = casts.shape_cast.overloads[signature].entry_point
+    casts.compile_kernels()
+    _cast_at = casts.table_address()
+    _cast_entry = casts.entry_point()
     return _cast_entry
 
 
@@ -603,10 +608,12 @@ def shape_cast(
         ids, found = _candidate_bodies(bodies, (x, y), (dx, dy), shape, t_max, swap, body_mask)
     # the fields of a CastQuery, in order
     if swap:
-        hit = run(view, (y, x, dy, dx, radius, hy, hx, t_max, place), swapped, found)
+        query = (y, x, dy, dx, radius, hy, hx, t_max, place, _cast_at)
+        hit = run(view, query, swapped, found)
         status, t, distance, py, px, ny, nx, row, col, inside, _, ey, ex, t_end, k = hit
     else:
-        hit = run(view, (x, y, dx, dy, radius, hx, hy, t_max, place), frame, found)
+        query = (x, y, dx, dy, radius, hx, hy, t_max, place, _cast_at)
+        hit = run(view, query, frame, found)
         status, t, distance, px, py, nx, ny, col, row, inside, _, ex, ey, t_end, k = hit
     if is_tilemap:
         cell = (col // tw, row // th)
@@ -639,22 +646,22 @@ def _frames_of(view: WalkMap) -> tuple[Any, ...]:
 
 
 _NO_IDS = np.zeros(0, dtype=np.int64)
-_NO_BODIES = (np.zeros(0, dtype=np.int64), np.zeros((0, 4)))
-_BODY_KINDS = {"box": 0, "segment": 1, "circle": 2}
+_NO_BODIES = (np.zeros(0, dtype=np.int64), np.zeros((0, 4)), np.zeros((0, 2)))
+_BODY_KINDS = {"box": 0, "segment": 1, "circle": 2, "polygon": 3}
 _FAR = 1e300  # the swept box of an unbounded cast reaches this far
 
 
 def _candidate_bodies(
     bodies: Any, center: tuple[float, float], direction: tuple[float, float],
     shape: tuple[float, float, float], t_max: float, swap: bool, mask: int = ALL_LAYERS,
-) -> tuple[Any, tuple[Any, Any]]:  # fmt: skip
+) -> tuple[Any, tuple[Any, Any, Any]]:  # fmt: skip
     """Return the ids and local-frame records of the bodies near the swept shape (its box).
 
     Through the public ``SpatialHash`` API: ``query_rect`` over the box the
     shape sweeps (to ``t_max``, or far when unbounded), ``shape(id)`` for
     each candidate's geometry; only bodies whose ``layers & mask != 0``.
-    Polygon bodies are refused (``TypeError``): the casts have no exact
-    shape-polygon contact yet.
+    A polygon's vertices go to one (M, 2) array, counter-clockwise in the
+    local frame (its orientation taken exactly).
     """
     x, y = center
     dx, dy = direction
@@ -673,26 +680,47 @@ def _candidate_bodies(
         ids = np.array([i for i in ids.tolist() if bodies.layers(i) & mask], dtype=np.int64)
     kinds = np.empty(len(ids), dtype=np.int64)
     geoms = np.zeros((len(ids), 4))
+    polygons: list[Any] = []
+    start = 0
     for n, body in enumerate(ids.tolist()):
         kind, g = bodies.shape(body)
-        if kind not in _BODY_KINDS:
-            raise TypeError(
-                f"bodies: body {body} is a {kind}; circle_cast, box_cast and move_and_slide "
-                "meet circles, boxes and segments (not polygons yet)"
-            )
         kinds[n] = _BODY_KINDS[kind]
         if kind == "box":
             geoms[n] = g
         elif kind == "segment":
             geoms[n] = (*g[0], *g[1])
-        else:
+        elif kind == "circle":
             geoms[n, :3] = (*g[0], g[1])
+        else:
+            v = np.array(g, dtype=np.float64)
+            if swap:
+                v = v[:, ::-1]
+            if _clockwise(v):
+                v = v[::-1]
+            polygons.append(v)
+            geoms[n, :2] = (start, len(v))
+            start += len(v)
     if swap:
         geoms[:, [0, 1, 2, 3]] = geoms[:, [1, 0, 3, 2]]
         circles = kinds == 2
         geoms[circles, 2] = geoms[circles, 3]  # (cy, cx, 0, r) -> (cy, cx, r, .)
         geoms[circles, 3] = 0.0
-    return ids, (kinds, geoms)
+        polys = kinds == 3
+        geoms[polys, :2] = geoms[polys][:, [1, 0]]  # (start, count) stay as they were
+        geoms[polys, 2:] = 0.0
+    verts = np.ascontiguousarray(np.concatenate(polygons)) if polygons else _NO_BODIES[2]
+    return ids, (kinds, geoms, verts)
+
+
+def _clockwise(v: Any) -> bool:
+    """Return whether the convex polygon ``v`` (N, 2) is clockwise (its signed area, exactly)."""
+    from fractions import Fraction
+
+    xs = [Fraction(x) for x in v[:, 0].tolist()]
+    ys = [Fraction(y) for y in v[:, 1].tolist()]
+    n = len(xs)
+    area = sum(xs[k] * ys[(k + 1) % n] - xs[(k + 1) % n] * ys[k] for k in range(n))
+    return area < 0
 
 
 def _unscale(t: float, shift: int) -> float:

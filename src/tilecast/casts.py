@@ -24,12 +24,12 @@ grazes a corner passes. A shape that overlaps an obstacle where it starts is
 ``inside`` it (distance 0); one that touches an obstacle and moves into it
 stops at distance 0 with ``inside=False`` and the contact normal.
 
-Every decision is exact on the doubles given: which obstacle is met first,
-whether a shape overlaps, touches or grazes. (The one limit: two contacts
-of a *circle* with cell corners, or a corner and a face, whose times are
-different reals between the same two adjacent doubles count as a tie.)
-Ties follow one rule: a contact with a face before a contact with a corner,
-then the obstacle with the smaller ``(row, col)``. The reported distance is
+Every decision is exact on the doubles given: which obstacle is met first
+(contact times with square roots, such as a circle meeting a corner,
+included: two different times never tie), whether a shape overlaps, touches
+or grazes. Only equal times tie, and ties follow one rule: a contact with a
+face before a contact with a corner, then the obstacle with the smaller
+``(row, col)``, and a cell before a body. The reported distance is
 never beyond the true one (the shape placed at the answer overlaps nothing,
 checked exactly) and within a few units in the last place of it.
 """
@@ -132,14 +132,13 @@ def circle_cast(
     max_distance : float, default inf
         Longest distance the centre travels; a contact exactly there counts.
     bodies : SpatialHash, optional
-        Bodies that block too (its boxes, segments and circles near the swept
-        shape, those whose ``layers & mask != 0``; a polygon body is a
-        ``TypeError``: not supported by the casts yet). A body met is
-        reported with ``Hit.body`` its id and ``cell == (-1, -1)``; a body
-        and a cell met at the same distance: the cell. Against bodies the
-        decisions are float64 ones (boxes exact, circles rounded outwards,
-        segments with a margin), the answer rounded down until the shape
-        overlaps no body.
+        Bodies that block too (its boxes, segments, circles and convex
+        polygons near the swept shape, those whose ``layers & mask != 0``).
+        A body met is reported with ``Hit.body`` its id and ``cell == (-1,
+        -1)``; a body and a cell met at exactly the same time: the cell.
+        Bodies are decided exactly, as cells are (the Minkowski sum of the
+        body and the shape), the answer rounded down until the shape
+        overlaps no body, exactly.
     mask : int, default ALL_LAYERS
         The collision layers that block: a cell (or pixel) blocks when
         ``layers & mask != 0`` (:meth:`~tilecast.World.masked`); the outside

@@ -181,6 +181,21 @@ def _bodies() -> None:
     tilecast.raycast_many(grid, (5.5, 5.5), np.array([(1.0, 0.0), (0.0, 1.0)]), bodies=bodies)
 
 
+def _casts() -> None:
+    import tilecast
+    from tilecast.data import example_map
+
+    grid = example_map()
+    bodies = tilecast.SpatialHash(1.0)
+    bodies.insert(1, circle=((7.5, 5.5), 0.4))
+    bodies.insert(2, segment=((5.0, 7.0), (6.0, 8.0)))
+    bodies.insert(3, polygon=[(3.0, 3.0), (4.0, 3.0), (3.5, 4.0)])
+    for b in (None, bodies):
+        tilecast.circle_cast(grid, (5.5, 5.5), 0.3, (1.0, 0.2), bodies=b)
+        tilecast.box_cast(grid, (5.5, 5.5), (0.3, 0.2), (-1.0, -0.7), bodies=b)
+        tilecast.move_and_slide(grid, (5.5, 5.5), (2.0, 2.5), radius=0.3, bodies=b)
+
+
 #: The kernel families, in the order :func:`warmup` compiles them: a name
 #: and a call that uses every kernel of the family once on a tiny input.
 FAMILIES: tuple[tuple[str, Callable[[], None]], ...] = (
@@ -197,6 +212,7 @@ FAMILIES: tuple[tuple[str, Callable[[], None]], ...] = (
     ("scan_likelihood", _scan_likelihood),
     ("VisibilityScene", _visibility_scene),
     ("bodies (SpatialHash, bodies=)", _bodies),
+    ("circle_cast, box_cast, move_and_slide", _casts),
 )
 
 
@@ -217,6 +233,9 @@ _GROUPS: tuple[tuple[tuple[str, ...], float], ...] = (
         15.0,
     ),
     (("fov", "fov_many and fov_counts"), 2.0),
+    # the longest (the exact casts among bodies: several kernels, called by address);
+    # shares only the SpatialHash's query kernels with the bodies family
+    (("circle_cast, box_cast, move_and_slide",), 60.0),
     (("point_in_polygon",), 1.5),
     (("lines",), 0.5),
 )

@@ -146,7 +146,7 @@ def test_compiled_address_refuses_a_wrong_declared_return_type():
 
 def test_declared_signatures_are_what_the_kernels_compile_to():
     """The signatures callers are typed against match the compiled kernels' (return types too)."""
-    from tilecast._kernels import visibility, walk
+    from tilecast._kernels import casts, surds, visibility, walk
     from tilecast._kernels.intrinsics import compiled_address
 
     for dispatcher, signature in (
@@ -154,6 +154,8 @@ def test_declared_signatures_are_what_the_kernels_compile_to():
         (visibility.split_segments, visibility.SPLIT_SIGNATURE),
         (visibility.finish_walls, visibility.FINISH_SIGNATURE),
         (visibility.sweep, visibility.SWEEP_SIGNATURE),
+        (surds.exact_time, surds.EXACT_SIGNATURE),
+        *casts._BODY_KERNELS,
     ):
         assert compiled_address(dispatcher, signature) != 0
         assert dispatcher.overloads[signature.args].signature == signature

@@ -39,6 +39,14 @@ def _dec(q: Fraction) -> Decimal:
         return Decimal(q.numerator) / Decimal(q.denominator)
 
 
+def _exact_sqrt(q: Fraction) -> Fraction | None:
+    """The square root of ``q >= 0`` when it is rational, else None."""
+    n, d = math.isqrt(q.numerator), math.isqrt(q.denominator)
+    if n * n == q.numerator and d * d == q.denominator:
+        return Fraction(n, d)
+    return None
+
+
 @dataclass(frozen=True)
 class Time:
     """An exact contact time: a rational, or ``(-b - sqrt(disc)) / a`` (a > 0, disc >= 0)."""
@@ -51,6 +59,9 @@ class Time:
     def decimal(self) -> Decimal:
         if self.rational is not None:
             return _dec(self.rational)
+        root = _exact_sqrt(self.disc)
+        if root is not None:  # a rational root (0 included): exactly
+            return _dec((-self.b - root) / self.a)
         with localcontext() as ctx:
             ctx.prec = _DIGITS
             return (-_dec(self.b) - _dec(self.disc).sqrt()) / _dec(self.a)
@@ -316,3 +327,234 @@ def distance(time: Time, direction) -> Decimal:
         ctx.prec = _DIGITS
         n2 = _dec(Fraction(direction[0]) ** 2 + Fraction(direction[1]) ** 2)
         return time.decimal() * n2.sqrt()
+
+
+# ------------------------------------------------------------------- bodies
+# A body of a SpatialHash (through its public ``shape(id)``): a box, a circle,
+# a segment or a convex polygon, closed, its coordinates the doubles taken as
+# exact rationals. The shape's centre meets it when it enters the open
+# Minkowski sum of the body and the shape:
+# - a circle and a circle body: the disc of radius r + rb (summed exactly);
+# - a box and a circle body: the circle of radius rb against the box around
+#   the body's centre (what ``circle_contact`` does for a cell);
+# - a circle and a segment: the capsule (two end discs, and the band of the
+#   side, whose entry ``(side*c0 - r*|s|) / (-side*cd)`` is ``u - sqrt(v)``);
+#   a convex polygon: the polygon itself (a start inside) and its edges' capsules;
+# - a box and a segment or a convex polygon: the open half-planes of the
+#   separating axes (x, y and each edge's normal), all rational.
+
+
+def _sign_minus_root(x: Fraction, beta: Fraction, v: Fraction) -> int:
+    """Exact sign of ``x - beta * sqrt(v)`` (``v >= 0``)."""
+    if beta == 0 or v == 0:
+        return _sgn(x)
+    if beta < 0:
+        if x >= 0:
+            return 1
+        return _sgn(beta * beta * v - x * x)
+    if x <= 0:
+        return -1
+    return _sgn(x * x - beta * beta * v)
+
+
+def _root_time(u: Fraction, v: Fraction) -> Time:
+    """The Time ``u - sqrt(v)``."""
+    return Time(None, -u, v, Fraction(1))
+
+
+def _earliest(pieces):
+    """The earliest of ``(Time, kind)`` pieces (a tie: a face first); None when empty."""
+    best = None
+    for piece in pieces:
+        if best is None:
+            best = piece
+            continue
+        order = compare(piece[0], best[0])
+        if order < 0 or (order == 0 and piece[1] == "face" and best[1] == "corner"):
+            best = piece
+    return best
+
+
+def _dist2_to_segment(p, a, b) -> Fraction:
+    sx, sy = b[0] - a[0], b[1] - a[1]
+    wx, wy = p[0] - a[0], p[1] - a[1]
+    ss = sx * sx + sy * sy
+    u = Fraction(0) if ss == 0 else min(max((wx * sx + wy * sy) / ss, Fraction(0)), Fraction(1))
+    gx, gy = wx - u * sx, wy - u * sy
+    return gx * gx + gy * gy
+
+
+def _band(a, b, c, d, r) -> Time | None:
+    """Entry of ``c + t d`` into the open side band of the segment ``a b`` within its span."""
+    sx, sy = b[0] - a[0], b[1] - a[1]
+    ss = sx * sx + sy * sy
+    if ss == 0:
+        return None
+    c0 = sx * (c[1] - a[1]) - sy * (c[0] - a[0])
+    cd = sx * d[1] - sy * d[0]
+    side = _sgn(c0)
+    if side == 0 or _sgn(cd) != -side or c0 * c0 <= r * r * ss:
+        return None
+    # t = u - sqrt(v): u = side*c0 / (-side*cd), sqrt(v) = r |s| / (-side*cd)
+    den = -side * cd
+    u = side * c0 / den
+    v = r * r * ss / (den * den)
+    along0 = (c[0] - a[0]) * sx + (c[1] - a[1]) * sy
+    ds = d[0] * sx + d[1] * sy
+    # along(T) = along0 + ds (u - sqrt(v)) strictly within (0, ss)
+    if _sign_minus_root(along0 + ds * u, ds, v) <= 0:
+        return None
+    if _sign_minus_root(along0 - ss + ds * u, ds, v) >= 0:
+        return None
+    return _root_time(u, v)
+
+
+def _capsule(a, b, c, d, r):
+    """``(inside, earliest (Time, kind) or None)`` of a circle against a segment's capsule."""
+    if _dist2_to_segment(c, a, b) < r * r:
+        return True, None
+    pieces = [(e, "corner") for e in (_disc_entry(a, c, d, r), _disc_entry(b, c, d, r)) if e]
+    band = _band(a, b, c, d, r)
+    if band is not None:
+        pieces.append((band, "face"))
+    return False, _earliest(pieces)
+
+
+def _ccw(vertices):
+    area = sum(
+        vertices[k][0] * vertices[(k + 1) % len(vertices)][1]
+        - vertices[(k + 1) % len(vertices)][0] * vertices[k][1]
+        for k in range(len(vertices))
+    )
+    return vertices if area > 0 else vertices[::-1]
+
+
+def _edges(vertices):
+    """Directed edges with the inside on their left (a segment: both ways)."""
+    if len(vertices) == 2:
+        return [(vertices[0], vertices[1]), (vertices[1], vertices[0])]
+    v = _ccw(vertices)
+    return [(v[k], v[(k + 1) % len(v)]) for k in range(len(v))]
+
+
+def _halfplane(a, b, c, d, half):
+    """Open t-interval where the box at ``c + t d`` meets the open left side of ``a b`` grown."""
+    sx, sy = b[0] - a[0], b[1] - a[1]
+    reach = abs(sy) * half[0] + abs(sx) * half[1]
+    l0 = sx * (c[1] - a[1]) - sy * (c[0] - a[0]) + reach
+    l1 = sx * d[1] - sy * d[0]
+    if l1 == 0:
+        return (None, None) if l0 > 0 else None
+    return (-l0 / l1, None) if l1 > 0 else (None, -l0 / l1)
+
+
+def _box_polygon(vertices, c, d, half):
+    """``(inside, (Time, kind) or None)`` of a box against a segment or convex polygon."""
+    xs = [v[0] for v in vertices]
+    ys = [v[1] for v in vertices]
+    slabs = [
+        _slab(min(xs) - half[0], max(xs) + half[0], c[0], d[0]),
+        _slab(min(ys) - half[1], max(ys) + half[1], c[1], d[1]),
+    ]
+    slabs += [_halfplane(a, b, c, d, half) for a, b in _edges(vertices)]
+    span = _meet(*slabs)
+    if span is None or (span[1] is not None and span[1] <= 0):
+        return False, None
+    if span[0] is None or span[0] < 0:
+        return True, None
+    return False, (Time(span[0]), "face")
+
+
+def _strictly_inside(p, vertices) -> bool:
+    return all(
+        (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]) > 0
+        for a, b in _edges(vertices)
+    )
+
+
+def body_contact(kind, geometry, c, d, *, radius=None, half=None):
+    """``(inside, (Time, kind) or None)`` of the shape moving along ``c + t d`` against a body."""
+    F = Fraction
+    if kind == "box":
+        box = (F(geometry[0]), F(geometry[2]), F(geometry[1]), F(geometry[3]))
+        if radius is not None:
+            found = circle_contact((0, 0), box, c, d, F(radius), None)
+        else:
+            found = box_contact((0, 0), box, c, d, (F(half[0]), F(half[1])), None)
+        if found is None:
+            return False, None
+        return found.inside, (None if found.inside else (found.time, found.kind))
+    if kind == "circle":
+        k, rb = (F(geometry[0][0]), F(geometry[0][1])), F(geometry[1])
+        if radius is not None:
+            reach = F(radius) + rb
+            if (c[0] - k[0]) ** 2 + (c[1] - k[1]) ** 2 < reach * reach:
+                return True, None
+            entry = _disc_entry(k, c, d, reach)
+            return False, (None if entry is None else (entry, "corner"))
+        hx, hy = F(half[0]), F(half[1])
+        box = (k[0] - hx, k[0] + hx, k[1] - hy, k[1] + hy)
+        found = circle_contact((0, 0), box, c, d, rb, None)
+        if found is None:
+            return False, None
+        return found.inside, (None if found.inside else (found.time, found.kind))
+    vertices = [(F(x), F(y)) for x, y in geometry]
+    if radius is None:
+        return _box_polygon(vertices, c, d, (F(half[0]), F(half[1])))
+    r = F(radius)
+    if len(vertices) > 2 and _strictly_inside(c, vertices):
+        return True, None
+    edges = [(vertices[0], vertices[1])] if len(vertices) == 2 else _edges(vertices)
+    pieces = []
+    for a, b in edges:
+        inside, piece = _capsule(a, b, c, d, r)
+        if inside:
+            return True, None
+        if piece is not None:
+            pieces.append(piece)
+    return False, _earliest(pieces)
+
+
+def cast_with_bodies(world, bodies, center, direction, *, radius=None, half=None):
+    """Every first obstacle: ``("cell", cell)`` or ``("body", id)``, with the Time and inside.
+
+    Returns ``(time, inside, obstacles)``, or None on a miss: the obstacles met
+    first (all of an exact tie); the product reports a cell when one is among them.
+    """
+    F = Fraction
+    c = (F(center[0]), F(center[1]))
+    d = (F(direction[0]), F(direction[1]))
+    found = []  # (inside, Time or None, obstacle)
+    for contact in cast(world, center, direction, radius=radius, half=half):
+        found.append((contact.inside, contact.time, ("cell", contact.cell)))
+    for body in bodies.query_rect((-1e300, -1e300, 1e300, 1e300)).tolist():
+        kind, geometry = bodies.shape(body)
+        if kind == "segment":
+            kind, geometry = "polygon", geometry
+        inside, piece = body_contact(kind, geometry, c, d, radius=radius, half=half)
+        if inside:
+            found.append((True, Time(F(0)), ("body", body)))
+        elif piece is not None:
+            found.append((False, piece[0], ("body", body)))
+    if not found:
+        return None
+    if any(f[0] for f in found):
+        return Time(F(0)), True, [f[2] for f in found if f[0]]
+    first = found[0][1]
+    for f in found:
+        if compare(f[1], first) < 0:
+            first = f[1]
+    return first, False, [f[2] for f in found if compare(f[1], first) == 0]
+
+
+def overlaps_bodies(bodies, position, *, radius=None, half=None) -> bool:
+    """Exactly: does the shape at ``position`` overlap a body (interiors meet)?"""
+    p = (Fraction(position[0]), Fraction(position[1]))
+    still = (Fraction(1), Fraction(0))
+    for body in bodies.query_rect((-1e300, -1e300, 1e300, 1e300)).tolist():
+        kind, geometry = bodies.shape(body)
+        if kind == "segment":
+            kind = "polygon"
+        if body_contact(kind, geometry, p, still, radius=radius, half=half)[0]:
+            return True
+    return False

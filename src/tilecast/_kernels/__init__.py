@@ -79,4 +79,29 @@ def internal(
         **(link_only or {}),
         **options,
     )
-    return decorate if function is None else decorate(function)
+
+    def compiled(py_func: Any) -> Any:
+        return _without_literal_copies(decorate(py_func))
+
+    return compiled if function is None else compiled(function)
+
+
+def _without_literal_copies(dispatcher: Any) -> Any:
+    """Make kernels compile ``dispatcher`` for the plain types of the constants they pass it.
+
+    A kernel that calls another with a constant integer or bool (``f(x, 1)``,
+    ``f(x, True)``) has Numba compile a copy of the callee for that literal
+    (``Literal[int](1)``) besides the one for ``int64``, each with its own
+    machine code and everything it calls linked in again. Typed as its plain
+    type, the constant is converted at the call, as a variable would be, and
+    the callee is compiled once.
+    """
+    from numba.core.types import unliteral
+
+    typed = dispatcher.get_call_template
+
+    def get_call_template(args: Any, kws: Any) -> Any:
+        return typed(tuple(unliteral(a) for a in args), {k: unliteral(v) for k, v in kws.items()})
+
+    dispatcher.get_call_template = get_call_template
+    return dispatcher

@@ -20,13 +20,14 @@ contact found (every cell is tested with exact predicates, so the walk only
 needs to be conservative). Every decision about one obstacle is exact: the
 signs of sums of products of doubles (:func:`~tilecast._kernels.exact.expansion_sign`
 after a float filter). Contacts whose time is rational (box faces and
-corners, circle faces) are ordered exactly; a circle's contact with a cell
-corner (a square root) is ordered in float64 when the times differ by more
-than ``TIE`` (relative), else by bisection on doubles with exact predicates
-(on which side of a double each time lies, :func:`_order`): exactly, unless
-the two times lie between the same two adjacent doubles. Ties are decided by
-the documented rule (inside first, then faces before corners, then the
-smaller ``(row, col)``).
+corners, circle faces) are ordered by cross-multiplying; every contact also
+keeps its exact time definition (:mod:`tilecast._kernels.surds`), and a
+time with a square root (a circle's contact with a cell corner) is ordered
+exactly against any other when the float times are close. Only equal times
+tie; ties are decided by the documented rule (inside first, then faces
+before corners, then the smaller ``(row, col)``). Bodies: see
+:mod:`tilecast._kernels.cast_bodies` (a tie between a cell and a body goes
+to the cell).
 The winner's time is then rounded *down* until the shape placed there
 overlaps no obstacle, exactly: so the answer never goes beyond the true
 contact.
@@ -35,13 +36,45 @@ contact.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from tilecast._kernels import internal
+from tilecast._kernels.cast_bodies import (
+    _A0,
+    _A1,
+    _A2,
+    _DEN,
+    _KIND,
+    _KX,
+    _KY,
+    _RAT,
+    _T,
+    _TD,
+    BOX,
+    CAND_SIZE,
+    CIRCLE,
+    CORNER,
+    EMPTY,
+    FACE_X,
+    FACE_Y,
+    INSIDE,
+    SEGMENT,
+    TD_DISC,
+    contact_box_circle,
+    contact_box_polygon,
+    contact_circle_circle,
+    contact_circle_polygon,
+    earlier_time,
+    overlap_kernel,
+    set_td,
+    set_td_rat,
+)
 from tilecast._kernels.exact import expansion_sign, two_prod, two_sum
+from tilecast._kernels.intrinsics import caller_of, compiled_address, load_int64
+from tilecast._kernels.surds import EXACT_SIGNATURE, exact_round_down, exact_time
 from tilecast._walkspec import MIXED_TILE, SOLID
 
 # ------------------------------------------------------------- the records
@@ -53,7 +86,9 @@ class CastQuery(NamedTuple):
     ``radius > 0``: a circle; ``radius == 0``: a box of half extents
     ``(hx, hy)``. ``place``: also find the end position (the float64 centre
     at the answer, or at ``t_max`` on a miss, that overlaps nothing), which
-    ``move_and_slide`` needs and a cast does not.
+    ``move_and_slide`` needs and a cast does not. ``at``: the address of
+    the table of the addresses of the kernels the cast calls
+    (:func:`table_address`).
     """
 
     x: float
@@ -65,6 +100,7 @@ class CastQuery(NamedTuple):
     hy: float
     t_max: float
     place: bool
+    at: int
 
 
 class Frame(NamedTuple):
@@ -109,31 +145,30 @@ class CastHit(NamedTuple):
 
 
 class Bodies(NamedTuple):
-    """Candidate bodies of a cast, in the local frame: ``kinds`` (N,) int64 (:data:`BOX`,
-    :data:`SEGMENT`, :data:`CIRCLE`) and ``geoms`` (N, 4): a box ``(x0, y0, x1, y1)``, a segment
-    ``(ax, ay, bx, by)``, a circle ``(cx, cy, r, 0)``.
+    """Candidate bodies of a cast, in the local frame: ``kinds`` (N,) int64 (``BOX``,
+    ``SEGMENT``, ``CIRCLE``, ``POLYGON`` of :mod:`~tilecast._kernels.cast_bodies`) and
+    ``geoms`` (N, 4): a box ``(x0, y0, x1, y1)``, a segment ``(ax, ay, bx, by)``, a circle
+    ``(cx, cy, r, 0)``, a convex polygon ``(start, count, 0, 0)``: its vertices are
+    ``verts[start:start + count]`` ((M, 2), counter-clockwise in the local frame).
     """
 
     kinds: object
     geoms: object
+    verts: object
 
 
-BOX = 0
-SEGMENT = 1
-CIRCLE = 2
-
-# the kinds of contact
-FACE_X = 0  # a face across the local x axis
-FACE_Y = 1
-CORNER = 2
-INSIDE = 3
-
-# fields of a contact candidate (a float64 array)
-_T, _A0, _A1, _A2, _DEN, _RAT, _KIND, _KX, _KY, _NF = range(10)
-_EMPTY = -1.0  # _KIND of an empty candidate slot
-#: Relative gap below which two contact times, one not rational, are a tie.
-TIE = 1e-12
+# the kinds of body and of contact, and a candidate's fields: see cast_bodies
+_EMPTY = EMPTY
 _U = 2.0**-53
+# the scratch buffer of a cast: work 0..159, the candidate, the best, the slab
+# numerators (16), a cell box (4), a position (6) and 2 more, the best body
+_CAND = 160
+_BEST = _CAND + CAND_SIZE
+_NUM = _BEST + CAND_SIZE
+_BOX = _NUM + 16
+_POS = _BOX + 4
+_FOUND = _POS + 8
+_END = _FOUND + CAND_SIZE
 _SUM3 = 5.0 * _U  # relative error bound of a float sum of three doubles
 
 
@@ -241,25 +276,26 @@ def _circle_overlaps(pos, r, x0, x1, y0, y1, work):
 
 
 @internal
+def _sign5(a, b, c, e, g, work):
+    """Exact sign of ``a + b + c + e + g`` (a float filter first)."""
+    s = (a + b + c) + (e + g)
+    if abs(s) > 8.0 * _U * (abs(a) + abs(b) + abs(c) + abs(e) + abs(g)):
+        return _sign(s)
+    work[0], work[1], work[2], work[3], work[4] = a, b, c, e, g
+    return expansion_sign(work[:5])
+
+
+@internal
 def _box_overlaps(pos, hx, hy, x0, x1, y0, y1, work):
     """Exactly: does the open box of half extents ``(hx, hy)`` at ``pos`` meet the box?"""
-    # x + hx > x0, x - hx < x1, and the same in y
-    if _pos_sign(pos, 0, x0 - hx, work) <= 0 or _pos_sign(pos, 0, x1 + hx, work) >= 0:
-        # x0 - hx may round: decide the close calls with the exact terms
-        work[0], work[1], work[2], work[3], work[4] = pos[0], pos[1], pos[2], hx, -x0
-        if expansion_sign(work[:5]) <= 0:
-            return False
-        work[0], work[1], work[2], work[3], work[4] = x1, hx, -pos[0], -pos[1], -pos[2]
-        if expansion_sign(work[:5]) <= 0:
-            return False
-    if _pos_sign(pos, 3, y0 - hy, work) <= 0 or _pos_sign(pos, 3, y1 + hy, work) >= 0:
-        work[0], work[1], work[2], work[3], work[4] = pos[3], pos[4], pos[5], hy, -y0
-        if expansion_sign(work[:5]) <= 0:
-            return False
-        work[0], work[1], work[2], work[3], work[4] = y1, hy, -pos[3], -pos[4], -pos[5]
-        if expansion_sign(work[:5]) <= 0:
-            return False
-    return True
+    # x + hx > x0, x - hx < x1, and the same in y (x0 - hx may round: never formed)
+    if _sign5(pos[0], pos[1], pos[2], hx, -x0, work) <= 0:
+        return False
+    if _sign5(x1, hx, -pos[0], -pos[1], -pos[2], work) <= 0:
+        return False
+    if _sign5(pos[3], pos[4], pos[5], hy, -y0, work) <= 0:
+        return False
+    return _sign5(y1, hy, -pos[3], -pos[4], -pos[5], work) > 0
 
 
 # ------------------------------------------------------------- the map
@@ -466,6 +502,7 @@ def _box_contact(q, box, num, work, out):
         out[_T] = 0.0
         return True
     out[_A0], out[_A1], out[_A2], out[_DEN] = num[12], num[13], num[14], den
+    set_td_rat(out, num[12], num[13], num[14], 0.0, den)
     out[_T] = max(_sum3(num[12], num[13], num[14]) / den, 0.0)
     return out[_T] <= q.t_max
 
@@ -504,6 +541,7 @@ def _circle_contact(q, box, num, work, out):
         if side == 0:
             out[_KIND], out[_T] = kind, max(t_in, 0.0)
             out[_A0], out[_A1], out[_A2], out[_DEN] = num[12], num[13], num[14], den
+            set_td_rat(out, num[12], num[13], num[14], 0.0, den)
             return True
         if kind == FACE_X:
             ky = y0 if side < 0 else y1
@@ -515,78 +553,11 @@ def _circle_contact(q, box, num, work, out):
     if t < 0.0 or t > q.t_max:
         return False
     out[_KIND], out[_T], out[_RAT], out[_KX], out[_KY] = CORNER, t, 0.0, kx, ky
+    set_td(out, TD_DISC, kx, 0.0, ky, 0.0, r, 0.0)
     return True
 
 
 # ------------------------------------------------------------- the sweep
-@internal
-def _side(cand, t, q, work):
-    """Exact sign of ``T - t``, ``T`` the contact time of ``cand`` (rational, or a disc entry)."""
-    if cand[_RAT] != 0.0:
-        # N / den - t  ~  N - t * den (times the sign of den)
-        work[0], work[1], work[2] = cand[_A0], cand[_A1], cand[_A2]
-        work[3], work[4] = two_prod(-t, cand[_DEN])
-        return expansion_sign(work[:5]) * _sign(cand[_DEN])
-    # the disc of radius r around the corner k: outside it before the closest
-    # approach means before the entry
-    kx, ky = cand[_KX], cand[_KY]
-    pos = work[100:106]
-    _position(q.x, t, q.dx, pos, 0)
-    _position(q.y, t, q.dy, pos, 3)
-    gap = work[106:110]
-    gap[0], gap[1], gap[2], gap[3] = pos[0], pos[1], pos[2], -kx
-    m = _square_into(gap, 4, work, 8)
-    gap[0], gap[1], gap[2], gap[3] = pos[3], pos[4], pos[5], -ky
-    m = _square_into(gap, 4, work, m)
-    work[m], work[m + 1] = two_prod(-q.radius, q.radius)
-    inside = expansion_sign(work[8 : m + 2])
-    # d . (c + t d - k): approaching while negative
-    m = 0
-    for c, d, k in ((q.x, q.dx, kx), (q.y, q.dy, ky)):
-        work[m], work[m + 1] = two_prod(d, c)
-        work[m + 2], work[m + 3] = two_prod(-d, k)
-        p, e = two_prod(t, d)
-        work[m + 4], work[m + 5] = two_prod(p, d)
-        work[m + 6], work[m + 7] = two_prod(e, d)
-        m += 8
-    approaching = expansion_sign(work[:m]) < 0
-    if inside > 0:
-        return 1 if approaching else -1
-    if inside == 0 and approaching:
-        return 0
-    return -1
-
-
-@internal
-def _order(a, b, q, work):
-    """Exact sign of ``T_a - T_b`` unless the two are within one double of each other (then 0).
-
-    Bisects on doubles between the two float estimates, deciding on which
-    side of each midpoint each contact time lies (:func:`_side`).
-    """
-    if a[_RAT] == 0.0 and b[_RAT] == 0.0 and a[_KX] == b[_KX] and a[_KY] == b[_KY]:
-        return 0  # the same corner
-    lo = min(a[_T], b[_T])
-    hi = max(a[_T], b[_T])
-    span = 1e-11 * hi + 1e-300
-    lo, hi = max(lo - span, 0.0), hi + span
-    for _ in range(200):
-        m = 0.5 * (lo + hi)
-        if m <= lo or m >= hi:
-            return 0
-        sa = _side(a, m, q, work)
-        sb = _side(b, m, q, work)
-        if sa != sb:
-            return -1 if sa < sb else 1
-        if sa == 0:
-            return 0
-        if sa > 0:
-            lo = m
-        else:
-            hi = m
-    return 0
-
-
 @internal
 def _earlier(cand, best, cell, best_cell, q, f, work):
     """Does ``cand`` (at ``cell``) come before ``best`` (at ``best_cell``)? (The tie rule.)"""
@@ -604,10 +575,8 @@ def _earlier(cand, best, cell, best_cell, q, f, work):
             num[0], num[1], num[2] = cand[_A0], cand[_A1], cand[_A2]
             num[3], num[4], num[5] = best[_A0], best[_A1], best[_A2]
             c = _ratio_cmp(num, 0, cand[_DEN], 3, best[_DEN], work)
-        elif abs(cand[_T] - best[_T]) > TIE * (abs(cand[_T]) + abs(best[_T])):
-            c = _sign(cand[_T] - best[_T])
         else:
-            c = _order(cand, best, q, work)
+            c = earlier_time(cand, best, q)
     if c != 0:
         return c < 0
     # a tie: faces before corners, then the smaller (row, col)
@@ -682,7 +651,13 @@ def _sweep(view, q, f, buf, cells):
     ``buf``: the scratch floats (see :func:`shape_cast`), ``cells``: the
     candidate's and the best's cells.
     """
-    work, cand, best, num, box = buf[:160], buf[160:170], buf[170:180], buf[180:196], buf[196:200]
+    work, cand, best, num, box = (
+        buf[:160],
+        buf[_CAND:_BEST],
+        buf[_BEST:_NUM],
+        buf[_NUM:_BOX],
+        buf[_BOX:_POS],
+    )
     cell, best_cell = cells[:2], cells[2:]
     outside_solid = view.outside_solid
     circle = q.radius > 0.0
@@ -725,26 +700,8 @@ def _sweep(view, q, f, buf, cells):
 
 
 # ------------------------------------------------------------- bodies
-# A body is a box, a segment or a circle (Bodies). A box body is an obstacle
-# box like a cell's, decided exactly. A circle body is met where the centre
-# reaches distance r + rb (a circle) or where the box reaches it (the circle
-# against the box of the shape's size around the body's centre); those sums
-# are rounded *outwards*, so the contact is at most an ulp early, never late.
-# Segments are decided in float64 with the answer rounded down.
-@internal
-def _up(a, b):
-    """``a + b`` rounded up."""
-    s, e = two_sum(a, b)
-    return np.nextafter(s, np.inf) if e > 0.0 else s
-
-
-@internal
-def _down(a, b):
-    """``a + b`` rounded down."""
-    s, e = two_sum(a, b)
-    return np.nextafter(s, -np.inf) if e < 0.0 else s
-
-
+# A box body is an obstacle box like a cell's; the others are decided in
+# tilecast._kernels.cast_bodies. Every contact keeps its exact time definition.
 @internal
 def _point_normal(q, kind, box, t):
     """Contact point and normal of a face or corner contact with ``box`` at ``t``."""
@@ -770,163 +727,15 @@ def _point_normal(q, kind, box, t):
 
 
 @internal
-def _circle_body(q, g, num, box, work, out):
-    """The shape against a circle body ``(cx, cy, rb)``; fills ``out`` (T, KIND, point, normal)."""
-    kx, ky, rb = g[0], g[1], g[2]
-    if q.radius > 0.0:
-        big = _up(q.radius, rb)
-        qq = CastQuery(q.x, q.y, q.dx, q.dy, big, 0.0, 0.0, q.t_max, q.place)
-        if _dist2_sign(q.x, q.y, kx, ky, big, work) < 0:
-            out[_KIND], out[_T] = INSIDE, 0.0
-            return True
-        t = _corner_time(qq, kx, ky, work)
-        if t < 0.0 or t > q.t_max:
-            return False
-        out[_KIND], out[_T] = CORNER, t
-    else:
-        # the body circle against the box of the shape's size around the body
-        box[0], box[1] = _down(kx, -q.hx), _up(kx, q.hx)
-        box[2], box[3] = _down(ky, -q.hy), _up(ky, q.hy)
-        qq = CastQuery(q.x, q.y, q.dx, q.dy, rb, 0.0, 0.0, q.t_max, q.place)
-        if not _circle_contact(qq, box, num, work, out):
-            return False
-        if out[_KIND] == INSIDE:
-            return True
-    t = out[_T]
-    nx, ny = q.x + t * q.dx - kx, q.y + t * q.dy - ky
-    if q.radius == 0.0:
-        # from the body's centre towards the box: the nearest point of the box
-        cx, cy = q.x + t * q.dx, q.y + t * q.dy
-        nx = kx - min(max(kx, cx - q.hx), cx + q.hx)
-        ny = ky - min(max(ky, cy - q.hy), cy + q.hy)
-        nx, ny = -nx, -ny
-    norm = math.hypot(nx, ny)
-    if norm > 0.0:
-        nx, ny = nx / norm, ny / norm
-    out[_A0], out[_A1] = nx, ny
-    out[_KX], out[_KY] = kx + nx * rb, ky + ny * rb
-    return True
-
-
-@internal
-def _segment_side(q, ax, ay, sx, sy, t_max):
-    """Entry of a circle into the band ``|cross(s, p - a)| < r |s|`` within the segment's span.
-
-    Returns ``(t, side)``: -1 when none, ``side`` the sign of the cross product.
-    """
-    length = math.hypot(sx, sy)
-    if length == 0.0:
-        return -1.0, 0.0
-    c0 = sx * (q.y - ay) - sy * (q.x - ax)
-    cd = sx * q.dy - sy * q.dx
-    band = q.radius * length
-    if abs(c0) < band or cd == 0.0 or c0 * cd >= 0.0:
-        return -1.0, 0.0  # in the band already (the ends decide), or never closing in
-    t = (abs(c0) - band) / abs(cd)
-    along = (q.x + t * q.dx - ax) * sx + (q.y + t * q.dy - ay) * sy
-    if t > t_max or along < 0.0 or along > length * length:
-        return -1.0, 0.0
-    return t, 1.0 if c0 > 0.0 else -1.0
-
-
-@internal
-def _segment_circle(q, g, work, out):
-    """A circle against a segment body: the two end discs and the band between them."""
-    ax, ay, bx, by = g[0], g[1], g[2], g[3]
-    sx, sy = bx - ax, by - ay
-    ll = sx * sx + sy * sy
-    u = 0.0 if ll == 0.0 else min(max(((q.x - ax) * sx + (q.y - ay) * sy) / ll, 0.0), 1.0)
-    gx, gy = q.x - (ax + u * sx), q.y - (ay + u * sy)
-    if gx * gx + gy * gy < q.radius * q.radius * (1.0 - 1e-12):
-        out[_KIND], out[_T] = INSIDE, 0.0
-        return True
-    best, kind, kx, ky = -1.0, CORNER, 0.0, 0.0
-    for k in range(2):
-        ex, ey = (ax, ay) if k == 0 else (bx, by)
-        t = _corner_time(q, ex, ey, work)
-        if t >= 0.0 and t <= q.t_max and (best < 0.0 or t < best):
-            best, kx, ky = t, ex, ey
-    t, side = _segment_side(q, ax, ay, sx, sy, q.t_max)
-    if t >= 0.0 and (best < 0.0 or t < best):
-        best, kind = t * (1.0 - 4.0 * _U), FACE_X
-        length = math.hypot(sx, sy)
-        out[_A0], out[_A1] = -side * sy / length, side * sx / length
-        cx, cy = q.x + best * q.dx, q.y + best * q.dy
-        v = min(max(((cx - ax) * sx + (cy - ay) * sy) / ll, 0.0), 1.0)
-        kx, ky = ax + v * sx, ay + v * sy
-    if best < 0.0:
-        return False
-    if kind == CORNER:
-        nx, ny = q.x + best * q.dx - kx, q.y + best * q.dy - ky
-        norm = math.hypot(nx, ny)
-        out[_A0], out[_A1] = (nx / norm, ny / norm) if norm > 0.0 else (0.0, 0.0)
-    out[_KIND], out[_T], out[_KX], out[_KY] = kind, best, kx, ky
-    return True
-
-
-@internal
-def _segment_box(q, g, out):
-    """A box against a segment body: separating axes x, y and the segment's normal (float64)."""
-    ax, ay, bx, by = g[0], g[1], g[2], g[3]
-    nx, ny = ay - by, bx - ax  # the segment's normal (not unit)
-    reach = abs(nx) * q.hx + abs(ny) * q.hy
-    t0, t1, axis = -np.inf, np.inf, -1
-    for k in range(3):
-        if k == 0:
-            c, d, lo, hi = q.x, q.dx, min(ax, bx) - q.hx, max(ax, bx) + q.hx
-        elif k == 1:
-            c, d, lo, hi = q.y, q.dy, min(ay, by) - q.hy, max(ay, by) + q.hy
-        else:
-            if nx == 0.0 and ny == 0.0:
-                continue
-            c, d = nx * q.x + ny * q.y, nx * q.dx + ny * q.dy
-            w = nx * ax + ny * ay
-            lo, hi = w - reach, w + reach
-        if d == 0.0:
-            if c <= lo or c >= hi:
-                return False
-            continue
-        a, b = (lo - c) / d, (hi - c) / d
-        if a > b:
-            a, b = b, a
-        if a > t0:
-            t0, axis = a, k
-        t1 = min(t1, b)
-    if t0 >= t1 or t1 <= 0.0:
-        return False
-    if t0 < 0.0:
-        out[_KIND], out[_T] = INSIDE, 0.0
-        return True
-    if t0 > q.t_max:
-        return False
-    t = t0 * (1.0 - 4.0 * _U)
-    cx, cy = q.x + t * q.dx, q.y + t * q.dy
-    if axis == 0:
-        px, mx, my = (min(ax, bx) if q.dx > 0.0 else max(ax, bx)), -float(_sign(q.dx)), 0.0
-        py = min(max(cy, min(ay, by)), max(ay, by)) if ax == bx else (ay if ax == px else by)
-    elif axis == 1:
-        py, mx, my = (min(ay, by) if q.dy > 0.0 else max(ay, by)), 0.0, -float(_sign(q.dy))
-        px = min(max(cx, min(ax, bx)), max(ax, bx)) if ay == by else (ax if ay == py else bx)
-    else:
-        side = 1.0 if nx * (q.x - ax) + ny * (q.y - ay) > 0.0 else -1.0
-        norm = math.hypot(nx, ny)
-        mx, my = side * nx / norm, side * ny / norm
-        px, py = cx - _sign(mx) * q.hx, cy - _sign(my) * q.hy
-    out[_KIND], out[_T], out[_KX], out[_KY], out[_A0], out[_A1] = (
-        FACE_X if axis != 1 else FACE_Y,
-        t,
-        px,
-        py,
-        mx,
-        my,
-    )
-    return True
-
-
-@internal
 def first_body(q, bodies, t_lim, buf):
-    """The first body the shape meets by ``t_lim``: its index (-1: none); in ``buf[210:220]``."""
-    work, cand, num, box, found = buf[:160], buf[160:170], buf[180:196], buf[196:200], buf[210:220]
+    """The first body the shape meets by about ``t_lim``: its index (-1: none); in ``found``."""
+    work, cand, num, box, found = (
+        buf[:160],
+        buf[_CAND:_BEST],
+        buf[_NUM:_BOX],
+        buf[_BOX:_POS],
+        buf[_FOUND:_END],
+    )
     found[_KIND] = _EMPTY
     first = -1
     for k in range(bodies.kinds.shape[0]):
@@ -941,70 +750,23 @@ def first_body(q, bodies, t_lim, buf):
                 else _box_contact(q, box, num, work, cand)
             )
             if hit and cand[_KIND] != INSIDE:
-                t = _round_down(cand, q, work) if cand[_RAT] != 0.0 else cand[_T]
+                t = _time_as_a_box(cand, q)
                 px, py, nx, ny = _point_normal(q, int(cand[_KIND]), box, t)
                 cand[_KX], cand[_KY], cand[_A0], cand[_A1], cand[_T] = px, py, nx, ny, t
-        elif kind == CIRCLE:
-            hit = _circle_body(q, g, num, box, work, cand)
-        elif q.radius > 0.0:
-            hit = _segment_circle(q, g, work, cand)
         else:
-            hit = _segment_box(q, g, cand)
-        if not hit or cand[_T] > t_lim:
+            hit = _body_contact(q, bodies, k, cand) >= 0
+        # (t_lim, a float, only prunes: the order with the cells is decided exactly)
+        if not hit or cand[_T] > q.t_max or cand[_T] > t_lim * (1.0 + 1e-6):
             continue
-        better = first < 0 or (cand[_KIND] == INSIDE and found[_KIND] != INSIDE)
-        better = better or (found[_KIND] != INSIDE and cand[_T] < found[_T])
-        if better:
+        if cand[_KIND] == INSIDE:
+            if found[_KIND] != INSIDE:
+                found[:] = cand
+                first = k
+            continue
+        if first < 0 or (found[_KIND] != INSIDE and earlier_time(cand, found, q) < 0):
             found[:] = cand
             first = k
     return first
-
-
-@internal
-def bodies_overlap(q, bodies, pos, work):
-    """Does the shape at ``pos`` (three terms per axis) overlap a body? (Conservative.)"""
-    px = pos[0] + pos[1] + pos[2]
-    py = pos[3] + pos[4] + pos[5]
-    for k in range(bodies.kinds.shape[0]):
-        kind = bodies.kinds[k]
-        g = bodies.geoms[k]
-        if kind == BOX:
-            if q.radius > 0.0:
-                hit = _circle_overlaps(pos, q.radius, g[0], g[2], g[1], g[3], work)
-            else:
-                hit = _box_overlaps(pos, q.hx, q.hy, g[0], g[2], g[1], g[3], work)
-        elif kind == CIRCLE:
-            if q.radius > 0.0:  # the disc of radius r + rb (up) around the centre, exactly
-                hit = _circle_overlaps(pos, _up(q.radius, g[2]), g[0], g[0], g[1], g[1], work)
-            else:
-                lo_x, hi_x = _down(g[0], -q.hx), _up(g[0], q.hx)
-                lo_y, hi_y = _down(g[1], -q.hy), _up(g[1], q.hy)
-                hit = _circle_overlaps(pos, g[2], lo_x, hi_x, lo_y, hi_y, work)
-        else:
-            hit = _segment_overlaps(q, g, px, py)
-        if hit:
-            return True
-    return False
-
-
-@internal
-def _segment_overlaps(q, g, px, py):
-    """Float64, with a relative margin: does the shape at ``(px, py)`` overlap the segment?"""
-    ax, ay, bx, by = g[0], g[1], g[2], g[3]
-    slack = 4e-15 * (abs(px) + abs(py) + abs(ax) + abs(ay) + abs(bx) + abs(by) + q.radius + q.hx)
-    if q.radius > 0.0:
-        sx, sy = bx - ax, by - ay
-        ll = sx * sx + sy * sy
-        u = 0.0 if ll == 0.0 else min(max(((px - ax) * sx + (py - ay) * sy) / ll, 0.0), 1.0)
-        return math.hypot(px - (ax + u * sx), py - (ay + u * sy)) < q.radius + slack
-    if max(ax, bx) <= px - q.hx - slack or min(ax, bx) >= px + q.hx + slack:
-        return False
-    if max(ay, by) <= py - q.hy - slack or min(ay, by) >= py + q.hy + slack:
-        return False
-    nx, ny = ay - by, bx - ax
-    w = nx * (px - ax) + ny * (py - ay)
-    reach = abs(nx) * q.hx + abs(ny) * q.hy
-    return abs(w) < reach + slack * (abs(nx) + abs(ny))
 
 
 # ------------------------------------------------------------- placing the shape
@@ -1051,7 +813,7 @@ def _settle(view, q, f, t, exact, work, pos, bodies):
         else:
             pos[0], pos[1], pos[2], pos[3], pos[4], pos[5] = x, 0.0, 0.0, y, 0.0, 0.0
         if t <= 0.0 or not (
-            overlaps_at(view, q, f, pos, work) or bodies_overlap(q, bodies, pos, work)
+            overlaps_at(view, q, f, pos, work) or _bodies_overlap(q, bodies, t, exact)
         ):
             return t, x, y
         # one ulp at first, then steps that double (a few ulps suffice in practice)
@@ -1060,8 +822,16 @@ def _settle(view, q, f, t, exact, work, pos, bodies):
 
 
 @internal
+def _bodies_overlap(q, bodies, t, exact):
+    """:func:`~tilecast._kernels.cast_bodies.bodies_overlap`, through its kernel's address."""
+    if bodies.kinds.shape[0] == 0:
+        return False
+    return call_overlap(load_int64(q.at, 5), q, bodies, t, exact)
+
+
+@internal
 def _round_down(best, q, work):
-    """The winner's ``t``, rounded down to at most its exact value."""
+    """The winner's ``t``: the largest double at most its exact value (rational ones)."""
     t = best[_T]
     if best[_RAT] != 0.0 and best[_KIND] != INSIDE:
         # t * den <= N when den > 0 (>= when den < 0), exactly
@@ -1072,6 +842,17 @@ def _round_down(best, q, work):
             if t <= 0.0 or expansion_sign(work[:5]) * _sign(den) >= 0:
                 break
             t = max(np.nextafter(t, -np.inf), 0.0)
+        # and the largest such double (the float quotient may be an ulp low), where
+        # the product t * den cannot underflow (two_prod exact)
+        for _ in range(4):
+            up = np.nextafter(t, np.inf)
+            if abs(up * den) < 2.0**-960:
+                break
+            work[0], work[1], work[2] = best[_A0], best[_A1], best[_A2]
+            work[3], work[4] = two_prod(-up, den)
+            if expansion_sign(work[:5]) * _sign(den) < 0:
+                break
+            t = up
     return t
 
 
@@ -1130,14 +911,11 @@ def shape_cast(view, q, f, bodies):
 @internal
 def _cast(view, q, f, bodies):
     """The cast of :func:`shape_cast`, as a :class:`CastHit`."""
-    # one scratch buffer: work 0..159, candidate 160..169, best 170..179, the
-    # slab numerators 180..195, a cell box 196..199, a position 200..205,
-    # 206..207, the best body 210..219
-    buf = np.empty(220)
-    buf[160 + _KIND] = _EMPTY
-    buf[170 + _KIND] = _EMPTY
+    buf = np.empty(_END)
+    buf[_CAND + _KIND] = _EMPTY
+    buf[_BEST + _KIND] = _EMPTY
     cells = np.zeros(4, dtype=np.int64)
-    work, best, pos = buf[:160], buf[170:180], buf[200:206]
+    work, best, pos = buf[:160], buf[_BEST:_NUM], buf[_POS : _POS + 6]
     nan = math.nan
     stuck, col, row = _sticks_out(view, q, f, work)
     if stuck:
@@ -1145,7 +923,7 @@ def _cast(view, q, f, bodies):
     _sweep(view, q, f, buf, cells)
     t_lim = q.t_max if best[_KIND] == _EMPTY else best[_T]
     body = first_body(q, bodies, t_lim, buf)
-    if body >= 0 and (best[_KIND] == _EMPTY or _body_first(buf[210:220], best)):
+    if body >= 0 and (best[_KIND] == _EMPTY or _body_first(buf[_FOUND:_END], best, q)):
         return _body_answer(view, q, f, buf, body, bodies)
     if best[_KIND] == _EMPTY:
         if math.isinf(q.t_max) or not q.place:
@@ -1156,26 +934,48 @@ def _cast(view, q, f, bodies):
 
 
 @internal
-def _body_first(body, cell):
+def _body_first(body, cell, q):
     """Does the body contact come strictly before the cell's? (A tie goes to the cell.)"""
     if cell[_KIND] == INSIDE:
         return False
     if body[_KIND] == INSIDE:
         return True
-    return body[_T] < cell[_T] * (1.0 - TIE)
+    return earlier_time(body, cell, q) < 0
+
+
+@internal
+def _time_as_a_cell(c, q, work):
+    """The time a cell's contact ``c`` is answered at, before settling.
+
+    A rational time rounded down exactly; a corner's float time, which the
+    exact overlap test of :func:`_settle` then rounds down (the exact round
+    down of a root costs more than the rest of a short cast).
+    """
+    return _round_down(c, q, work) if c[_RAT] != 0.0 else c[_T]
+
+
+@internal
+def _time_as_a_box(c, q):
+    """:func:`_time_as_a_cell` for a box body's contact ``c`` (its exact time definition),
+    so that a box body answers exactly as the cell it covers."""
+    return exact_round_down(c[_TD:], c[_T], q) if c[_RAT] != 0.0 else c[_T]
 
 
 @internal
 def _body_answer(view, q, f, buf, body, bodies):
-    """The CastHit of a body contact (``buf[210:220]``: its candidate, point and normal set)."""
-    work, pos, b = buf[:160], buf[200:206], buf[210:220]
+    """The CastHit of a body contact (its candidate in ``found``, point and normal set)."""
+    work, pos, b = buf[:160], buf[_POS : _POS + 6], buf[_FOUND:_END]
     if b[_KIND] == INSIDE:
         return CastHit(1, 0.0, 0.0, q.x, q.y, 0.0, 0.0, -1, -1, True, INSIDE, q.x, q.y, 0.0, body)
-    t, ex, ey = _settle(view, q, f, b[_T], True, work, pos, bodies)
+    if bodies.kinds[body] == BOX:  # exactly a cell's answer (the same rule)
+        t = _time_as_a_box(b, q)
+    else:
+        t = exact_round_down(b[_TD:], b[_T], q)
+    t, ex, ey = _settle(view, q, f, t, True, work, pos, bodies)
     t_end = t
     if q.place:
         t_end, ex, ey = _settle(view, q, f, t, False, work, pos, bodies)
-    dist = _distance(t, q.dx, q.dy, work, buf[206:208])
+    dist = _distance(t, q.dx, q.dy, work, buf[_POS + 6 : _POS + 8])
     kind = int(b[_KIND])
     return CastHit(1, t, dist, b[_KX], b[_KY], b[_A0], b[_A1], -1, -1, False, kind, ex, ey,
                    t_end, body)  # fmt: skip
@@ -1184,7 +984,7 @@ def _body_answer(view, q, f, buf, body, bodies):
 @internal
 def _answer(view, q, f, best, best_cell, buf, bodies):
     """Build the CastHit of the winning contact ``best``."""
-    work, pos = buf[:160], buf[200:206]
+    work, pos = buf[:160], buf[_POS : _POS + 6]
     kind = int(best[_KIND])
     col, row = best_cell[0], best_cell[1]
     x0 = f.o_major + col * f.s_major
@@ -1193,7 +993,7 @@ def _answer(view, q, f, best, best_cell, buf, bodies):
     y1 = f.o_minor + (row + 1) * f.s_minor
     if kind == INSIDE:
         return CastHit(1, 0.0, 0.0, q.x, q.y, 0.0, 0.0, col, row, True, INSIDE, q.x, q.y, 0.0, -1)
-    t = _round_down(best, q, work)
+    t = _time_as_a_cell(best, q, work)
     t, ex, ey = _settle(view, q, f, t, True, work, pos, bodies)
     t_end = t
     if q.place:
@@ -1217,7 +1017,7 @@ def _answer(view, q, f, best, best_cell, buf, bodies):
     else:
         px, py = fx, fy
         nx, ny = -float(_sign(q.dx)) * math.sqrt(0.5), -float(_sign(q.dy)) * math.sqrt(0.5)
-    dist = _distance(t, q.dx, q.dy, work, buf[206:208])
+    dist = _distance(t, q.dx, q.dy, work, buf[_POS + 6 : _POS + 8])
     return CastHit(1, t, dist, px, py, nx, ny, col, row, False, kind, ex, ey, t_end, -1)
 
 
@@ -1236,7 +1036,94 @@ def shape_cast_signature() -> tuple[object, ...]:
         np.zeros((4, 3, 3), np.int8), np.zeros((1, 1), np.int32),
         np.zeros((4, 1, 1, 1), np.int8), False, 0, 0.0, 0.0, 1.0, 1.0,
     )  # fmt: skip
-    query = CastQuery(0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, True)
+    query = CastQuery(0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, True, 0)
     frame = Frame(0.0, 1.0, 1, 0.0, 1.0, 1, False)
-    bodies = Bodies(np.zeros(0, np.int64), np.zeros((0, 4)))
+    bodies = Bodies(np.zeros(0, np.int64), np.zeros((0, 4)), np.zeros((0, 2)))
     return (typeof(view), typeof(query), typeof(frame), typeof(bodies))
+
+
+# ------------------------------------------------------------- kernels called by address
+# The exact times (tilecast._kernels.surds.exact_time) and the bodies' exact
+# contacts and overlaps (tilecast._kernels.cast_bodies: one kernel per body
+# kind and shape, one for the overlaps) are compiled once each; shape_cast
+# calls them through their addresses (a table at the query's ``at``).
+# Linked into every kernel that called them, they were optimised and compiled
+# to machine code again in each (a first compile four times longer).
+
+QUERY_TYPE = types.NamedTuple((types.float64,) * 8 + (types.boolean, types.int64), CastQuery)
+BODIES_TYPE = types.NamedTuple(
+    (types.int64[::1], types.float64[:, ::1], types.float64[:, ::1]), Bodies
+)
+#: The four contact kernels' one signature: (q, the body's geometry, its points
+#: pts[start:start + count], the candidate out) -> the kind or -1.
+_POINTS = types.float64[:, ::1]
+CONTACT_SIGNATURE = types.int64(
+    QUERY_TYPE, types.float64[::1], _POINTS, types.int64, types.int64, types.float64[::1]
+)
+OVERLAP_SIGNATURE = types.boolean(QUERY_TYPE, BODIES_TYPE, types.float64, types.boolean)
+#: The body kernels, in the order of the table (after exact_time): a circle body
+#: (circle shape, box shape), a segment or polygon (circle, box), the overlaps.
+_BODY_KERNELS = (
+    (contact_circle_circle, CONTACT_SIGNATURE),
+    (contact_box_circle, CONTACT_SIGNATURE),
+    (contact_circle_polygon, CONTACT_SIGNATURE),
+    (contact_box_polygon, CONTACT_SIGNATURE),
+    (overlap_kernel, OVERLAP_SIGNATURE),
+)
+
+call_contact = caller_of(contact_circle_circle, CONTACT_SIGNATURE)  # any of the four
+call_overlap = caller_of(overlap_kernel, OVERLAP_SIGNATURE)
+
+
+@internal
+def _body_contact(q, bodies, k, out):
+    """The contact with body ``k`` (a circle, segment or polygon) into ``out``: the kind or -1.
+
+    Through the contact kernel of its kind and the shape's.
+    """
+    kind = bodies.kinds[k]
+    g = bodies.geoms[k]
+    circle = q.radius > 0.0
+    if kind == CIRCLE:
+        return call_contact(load_int64(q.at, 1 if circle else 2), q, g, bodies.verts, 0, 0, out)
+    if kind == SEGMENT:
+        pts = np.empty((2, 2))
+        pts[0, 0], pts[0, 1], pts[1, 0], pts[1, 1] = g[0], g[1], g[2], g[3]
+        start, count = 0, 2
+    else:
+        pts, start, count = bodies.verts, int(g[0]), int(g[1])
+    return call_contact(load_int64(q.at, 3 if circle else 4), q, g, pts, start, count, out)
+
+
+def compile_kernels() -> None:
+    """Compile (or load) :func:`shape_cast` and the kernels it calls, side by side where there
+    are cores (:mod:`tilecast._kernels.jobs`)."""
+    from tilecast._kernels.jobs import compile_together
+
+    units = [(shape_cast, shape_cast_signature(), 30.0), (exact_time, EXACT_SIGNATURE.args, 10.0)]
+    units += [(kernel, signature.args, 6.0) for kernel, signature in _BODY_KERNELS]
+    compile_together(units)
+
+
+#: The addresses of the kernels a cast calls: exact_time, then the body kernels.
+_TABLE = np.zeros(1 + len(_BODY_KERNELS), dtype=np.int64)
+
+
+def table_address() -> int:
+    """The address of the table of the kernels' addresses: a query's ``at``.
+
+    Fills the table (the kernels compiled or loaded if they are not yet);
+    it lives as long as this module. One integer per call where the
+    addresses themselves would cost a conversion each.
+    """
+    _TABLE[0] = compiled_address(exact_time, EXACT_SIGNATURE)
+    for k, (kernel, signature) in enumerate(_BODY_KERNELS):
+        _TABLE[1 + k] = compiled_address(kernel, signature)
+    address: int = _TABLE.ctypes.data
+    return address
+
+
+def entry_point() -> Any:
+    """The compiled :func:`shape_cast`'s entry point (no type dispatch), after
+    :func:`compile_kernels`."""
+    return shape_cast.overloads[shape_cast_signature()].entry_point

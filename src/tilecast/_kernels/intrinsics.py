@@ -148,3 +148,25 @@ def caller_of(dispatcher: Any, signature: Any) -> Any:
         return target.return_type(types.int64, types.StarArgTuple(tuple(args))), codegen
 
     return call
+
+
+@intrinsic
+def load_int64(typingctx, address, index):
+    """The int64 at ``address + 8 * index``: a raw load, nothing is checked.
+
+    For a table of kernel addresses that a kernel gets as one integer (the
+    casts' query ``at``, :func:`tilecast._kernels.casts.table_address`):
+    one argument where a tuple of addresses would cost a conversion each
+    on every call from Python.
+    """
+    if not isinstance(address, types.Integer) or not isinstance(index, types.Integer):
+        return None
+    sig = types.int64(address, index)
+
+    def codegen(context, builder, signature, args):
+        base = context.cast(builder, args[0], signature.args[0], types.int64)
+        k = context.cast(builder, args[1], signature.args[1], types.int64)
+        i64 = ir.IntType(64)
+        return builder.load(builder.gep(builder.inttoptr(base, i64.as_pointer()), [k]))
+
+    return sig, codegen
