@@ -26,10 +26,12 @@ variable ``TILECAST_LINK_ONLY=0`` does the same.
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any
 
 _OPTIONS: dict[str, Any] | None = None
 _TRIED = False
+_LOCK = threading.Lock()
 
 
 def _build() -> dict[str, Any] | None:
@@ -43,6 +45,8 @@ def _build() -> dict[str, Any] | None:
 
     class LinkOnlyLibrary(library_class):  # type: ignore[misc, valid-type]
         """A code library that is only linked into its callers' (never emitted itself)."""
+
+        tilecast_link_only = True
 
         def finalize(self) -> None:
             self._raise_if_finalized()
@@ -93,7 +97,7 @@ def _build() -> dict[str, Any] | None:
     get_executable = cpu.CPUContext.get_executable
 
     def get_executable_or_stub(self: Any, library: Any, fndesc: Any, env: Any) -> Any:
-        if not isinstance(library, LinkOnlyLibrary):
+        if not getattr(library, "tilecast_link_only", False):
             return get_executable(self, library, fndesc, env)
         # What Numba gives any function compiled without its Python wrapper
         # (a function object at address 0, never called), without setting the
@@ -119,10 +123,11 @@ def link_only_options() -> dict[str, Any] | None:
     global _OPTIONS, _TRIED
     if os.environ.get("TILECAST_LINK_ONLY", "1") == "0":
         return None
-    if not _TRIED:
-        _TRIED = True
-        try:
-            _OPTIONS = _build()
-        except (ImportError, AttributeError, TypeError, ValueError):
-            _OPTIONS = None
+    with _LOCK:  # one build: one library class, one patch of get_executable
+        if not _TRIED:
+            try:
+                _OPTIONS = _build()
+            except (ImportError, AttributeError, TypeError, ValueError):
+                _OPTIONS = None
+            _TRIED = True
     return _OPTIONS
