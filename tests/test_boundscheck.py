@@ -18,19 +18,14 @@ outcome. It carries the ``boundscheck`` marker: CI's plain
 ``python -m pytest -m "not boundscheck"`` leaves it out (and starts nothing).
 """
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-#: The background run started at collection: (process, its cache folder).
-BACKGROUND = pytest.StashKey[tuple[subprocess.Popen[str], Path]]()
+from background import TESTS, Run
 
-TESTS = Path(__file__).resolve().parent
-ROOT = TESTS.parent
-SRC = ROOT / "src"
+#: The background run started at collection: (the run, its cache folder).
+BACKGROUND = pytest.StashKey[tuple[Run, Path]]()
 
 # The kernels' own tests. test_stack.py and test_spatial_hash.py are left out
 # (the suite's time): every batch call walks the lanes' MapStack path that a
@@ -60,26 +55,15 @@ KERNEL_TESTS = (
 )
 
 
-def start_run(cache_dir: Path) -> subprocess.Popen[str]:
+def start_run(cache_dir: Path) -> Run:
     """Start the kernel tests under ``NUMBA_BOUNDSCHECK=1``, compiling into ``cache_dir``."""
-    missing = [name for name in KERNEL_TESTS if not (TESTS / name).is_file()]
-    assert not missing, f"kernel test files not found: {missing}"
-    files = [str(TESTS / name) for name in KERNEL_TESTS]
     env = dict(
-        os.environ,
         NUMBA_BOUNDSCHECK="1",
         NUMBA_CACHE_DIR=str(cache_dir),
         TILECAST_BOUNDSCHECK_RUN="1",  # conftest.py: at most BOUNDSCHECK_EXAMPLES per test
-        PYTHONPATH=str(SRC) + os.pathsep + os.environ.get("PYTHONPATH", ""),
     )
-    return subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *files],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=env,
-        cwd=ROOT,
-    )
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    return Run([TESTS / name for name in KERNEL_TESTS], env, cache_dir.parent / "report.txt")
 
 
 @pytest.mark.boundscheck
@@ -88,13 +72,7 @@ def test_kernel_tests_pass_with_numba_boundscheck(request, tmp_path):
     if run is None:  # not started at collection (run on its own, or from another runner)
         run = (start_run(tmp_path / "numba-cache"), tmp_path / "numba-cache")
     process, cache_dir = run
-    try:
-        output, _ = process.communicate(timeout=1800)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    tail = "\n".join(output.splitlines()[-60:])
-    assert process.returncode == 0, f"kernel tests failed under NUMBA_BOUNDSCHECK=1:\n{tail}"
+    returncode, tail = process.wait(timeout=1800)
+    assert returncode == 0, f"kernel tests failed under NUMBA_BOUNDSCHECK=1:\n{tail}"
     # The cache really was the fresh one: the kernels were compiled into it.
     assert any(cache_dir.rglob("*.nbi")), "no kernel was compiled"

@@ -1,0 +1,54 @@
+"""Some test files run in a second process beside the rest of the suite.
+
+The whole suite (``python -m pytest``, as CI runs it) would run every test
+file one after another in one process, mostly on one core, while the
+machine has two or more: its time is that process's. So when a session
+collects these files whole (none of their tests left out, none named by
+itself on the command line) and selects this test, ``conftest.py`` takes
+them out of the session and runs them in a second pytest process started
+right after collection, with the same Numba cache; this test, moved to the
+end of the session, waits for that run and fails with the tail of its
+report if any of its tests failed. Run on their own (``python -m pytest
+tests/test_bodies.py``) or in any narrower selection, the files run in the
+session as usual, and this test is skipped.
+
+The files are chosen so that the two processes seldom need the same kernels
+at the same time (each family compiles once, into the shared cache), and so
+that the side run and the bounds-checked rerun (``test_boundscheck.py``)
+together take about as long as the rest of the session: the geometry
+primitives, the CUDA device code, the loaders' fuzzing and the style checks
+(ruff and mypy), about 130 s of the session's 900 s on a 2-core machine.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from background import Run
+
+#: The side run started at collection (none when the files run in the session).
+SIDE_RUN = pytest.StashKey[Run]()
+#: What the side run reported, once it passed.
+SIDE_SUMMARY = pytest.StashKey[str]()
+
+SIDE_TESTS = (
+    "test_geometry.py",
+    "internal/test_cuda_device_code.py",
+    "test_fuzz_loaders.py",
+    "test_style.py",
+)
+
+
+def start_side_run(files: list[Path], folder: Path) -> Run:
+    """Start the side run on ``files``; its report goes to ``folder``."""
+    return Run(files, {}, folder / "side-run.txt")
+
+
+def test_side_run_passes(request):
+    run = request.config.stash.get(SIDE_RUN, None)
+    if run is None:
+        pytest.skip("the side run's files ran in this session")
+    returncode, tail = run.wait(timeout=3600)
+    assert returncode == 0, f"tests run beside the session failed:\n{tail}"
+    # the run's summary line ("N passed in ..."), shown at the end of the session's report
+    request.config.stash[SIDE_SUMMARY] = tail.splitlines()[-1]
