@@ -49,6 +49,7 @@ def setup_only(poses, angles, max_range, view, maps, no_rays):  # pragma: no cov
     """Run the lane kernel's input and set-up loops over every ray (SCAN kind)."""
     sf = np.empty(lanes.N_FLOAT * lanes.STAGE_STRIDE)
     si = np.empty(lanes.N_INT * lanes.STAGE_STRIDE, dtype=np.int64)
+    sw = np.empty(lanes.N_WORD * lanes.STAGE_STRIDE, dtype=np.int32)
     staged = lanes.Staged(
         np.empty(lanes.STAGE), np.empty(lanes.STAGE), np.empty(lanes.STAGE),
         np.empty(lanes.STAGE), np.empty(lanes.STAGE),
@@ -59,7 +60,7 @@ def setup_only(poses, angles, max_range, view, maps, no_rays):  # pragma: no cov
     for first in range(0, n, lanes.STAGE):
         count = min(lanes.STAGE, n - first)
         lanes._gather(lanes.SCAN, first, count, no_rays, beams, staged)
-        lanes._stage(count, first, view, maps, staged, sf, si)
+        lanes._stage(count, first, view, maps, staged, sf, si, sw)
         total += sf[0]  # keeps the loops' work alive
     return total
 

@@ -36,9 +36,17 @@ def sincos(x):
 
 
 @njit(cache=True, inline="always")
+def floor(x):
+    """``np.floor``: a whole float (``math.floor`` gives an int64, which SIMD code
+    cannot convert to or from floats before AVX-512); on a CUDA device, which has
+    no ``floor`` ufunc, ``math.floor``'s."""
+    return np.floor(x)
+
+
+@njit(cache=True, inline="always")
 def sincos_near(x):
     """:func:`sincos` for ``abs(x) < SINCOS_RANGE`` (no branch: loops over it vectorise)."""
-    k = math.floor(x * _TWO_OVER_PI + 0.5)
+    k = floor(x * _TWO_OVER_PI + 0.5)
     r = ((x - k * _PIO2_1) - k * _PIO2_2) - k * _PIO2_3
     r2 = r * r
     sin_r = r + r * r2 * (
@@ -61,7 +69,7 @@ def sincos_near(x):
         + r2 * (-1.0 / 6402373705728000.0))))))))  # fmt: skip
     # (sin, cos) of quadrants 0..3: (s, c), (c, -s), (-s, -c), (-c, s); written
     # with selects, since the quadrant of a random angle is unpredictable
-    quadrant = np.int64(k) & 3
+    quadrant = np.int32(k) & 3
     odd = (quadrant & 1) != 0
     sin_x = cos_r if odd else sin_r
     cos_x = sin_r if odd else cos_r

@@ -111,6 +111,12 @@ def _call_walk(walk_at, m, ray):
 
 
 @cuda.jit(device=True)
+def _floor(x):
+    """``np.floor`` of a double, as a double."""
+    return float(math.floor(x))
+
+
+@cuda.jit(device=True)
 def rint(x):
     """``np.rint`` of a non-negative double (round half to even), exactly: the table's index."""
     below = math.floor(x)
@@ -122,7 +128,7 @@ def rint(x):
 
 cast_ray = device_function(walk.cast_ray, {walk.call_walk: _call_walk})
 first_ray = device_function(walk.first_ray)
-sincos_near = device_function(beams.sincos_near)
+sincos_near = device_function(beams.sincos_near, {beams.floor.py_func: _floor})
 table_sum = device_function(sensor.table_sum, {sensor.rint.py_func: rint})
 
 

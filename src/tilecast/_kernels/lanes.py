@@ -88,6 +88,8 @@ STAGE_STRIDE = STAGE + 8
 # The distance test's relative margin (the float estimate is within a few
 # ulps of the reference's formula).
 _DISTANCE_MARGIN = 1e-12
+# The largest map side the lanes walk (their cell columns and rows are int32).
+LANE_SIDE_LIMIT = 2**30
 # Slopes dv/du outside (1e-200, 1e200) go to the one-ray walk (keeps estimates finite).
 _SLOPE_RANGE = 1e200
 NO_CROSSING = 2.0  # AXIS before the first crossing
@@ -97,11 +99,18 @@ NO_CROSSING = 2.0  # AXIS before the first crossing
 U0, V0, FX, FY, SLOPE_VU, SLOPE_UV, SCALE_X, SCALE_Y, LO_D, HI_D, AXIS = range(11)
 DU, DV, NORM, X0, Y0, DX_SCALED, DY_SCALED = range(11, 18)
 N_FLOAT = 18
-# Integer fields. CURRENT: the value of the cell at IDX, read for the step.
-# STATE: what the last step found, SURE + OVER + IN_WALL; the ray walks on
-# while it is SURE alone (when staged: SURE if the ray can walk at all).
-NX, NY, PX, PY, BASE, IDX, CURRENT, STATE, RAY = range(9)
-N_INT = 9
+# Integer fields, int64: where the ray's map plane starts in the stack's
+# cells (BASE), the index of the cell it stands on (IDX), STATE: what the
+# last step found, SURE + OVER + IN_WALL (the ray walks on while it is SURE
+# alone; when staged: SURE if the ray can walk at all), and the ray's number.
+BASE, IDX, STATE, RAY = range(4)
+N_INT = 4
+# Small integer fields, int32 (AVX2 converts int32, not int64, to and from
+# float64 in SIMD lanes, and multiplies int32): the cell's column and row
+# after the step (NX, NY), the quadrant's signs as 0 or 1 (PX, PY) and
+# CURRENT: the value of the cell at IDX, read for the step.
+NX, NY, PX, PY, CURRENT = range(5)
+N_WORD = 5
 # A staged ray's field that a lane does not take (RAY is set when it does):
 # where the planes of the ray's map start in the stack's cells.
 MAP_PLANES = RAY
@@ -111,7 +120,8 @@ IN_WALL = 4  # the cell the ray stands on (CURRENT) is a wall or off the map
 # fields a lane takes from the staged ray (the others are set or computed)
 _COPIED_FLOATS = (U0, V0, FX, FY, SLOPE_VU, SLOPE_UV, SCALE_X, SCALE_Y, LO_D, HI_D, DU, DV, NORM)
 _COPIED_FLOATS_FULL = (X0, Y0, DX_SCALED, DY_SCALED)
-_COPIED_INTS = (NX, NY, PX, PY, BASE, IDX)
+_COPIED_INTS = (BASE, IDX)
+_COPIED_WORDS = (NX, NY, PX, PY)
 
 # kinds of input
 MANY = 0
@@ -136,7 +146,7 @@ def _at(field, stride, t):
 
 
 @internal(error_model="numpy")
-def _stage(count, first, walk_map, maps, staged, sf, si):
+def _stage(count, first, walk_map, maps, staged, sf, si, sw):
     """Set up rays 0 .. count - 1 of the staging buffers (no branch: vectorises).
 
     Tile-space start and direction as :func:`start_ray` computes them (the
@@ -155,6 +165,9 @@ def _stage(count, first, walk_map, maps, staged, sf, si):
     per_map = maps.per_map
     row_step = np.int64(cols + 2)
     plane_size = (rows + 2) * row_step
+    # a cell's column and row are int32 in the lanes: maps wider or taller
+    # than LANE_SIDE_LIMIT (never seen: 2 ** 30 cells) go to the one-ray walk
+    small_enough = (cols < LANE_SIDE_LIMIT) & (rows < LANE_SIDE_LIMIT)
     b = first // per_map  # the map of each staged ray, counted on (no division per ray)
     within = first - b * per_map
     for s in range(count):
@@ -186,12 +199,13 @@ def _stage(count, first, walk_map, maps, staged, sf, si):
         norm = math.sqrt(dx * dx + dy * dy)
         px = np.float64(du > 0.0)
         py = np.float64(dv > 0.0)
-        i = px * math.floor(u0) + (1.0 - px) * (math.ceil(u0) - 1.0)
-        j = py * math.floor(v0) + (1.0 - py) * (math.ceil(v0) - 1.0)
+        i = px * np.floor(u0) + (1.0 - px) * (np.ceil(u0) - 1.0)  # floats: SIMD
+        j = py * np.floor(v0) + (1.0 - py) * (np.ceil(v0) - 1.0)
         slope = dv / du
         max_d = min(limits[s], 1e300)
         good = (
-            scalable
+            small_enough
+            & scalable
             & safe
             & (du != 0.0)
             & (dv != 0.0)
@@ -208,8 +222,8 @@ def _stage(count, first, walk_map, maps, staged, sf, si):
         quadrant = (1 - pxi) + 2 * (1 - pyi)
         base = (si[MAP_PLANES * STAGE_STRIDE + s] + quadrant * plane_size + row_step + 1
                 - pyi * row_step - pxi)  # fmt: skip
-        nx = np.int64(on * i) + pxi
-        ny = np.int64(on * j) + pyi
+        nx = np.int32(on * i) + np.int32(px)
+        ny = np.int32(on * j) + np.int32(py)
         sf[U0 * STAGE_STRIDE + s] = u0
         sf[V0 * STAGE_STRIDE + s] = v0
         sf[FX * STAGE_STRIDE + s] = (2.0 * px - 1.0) * abs(dv)
@@ -227,17 +241,17 @@ def _stage(count, first, walk_map, maps, staged, sf, si):
         sf[Y0 * STAGE_STRIDE + s] = y0
         sf[DX_SCALED * STAGE_STRIDE + s] = dx
         sf[DY_SCALED * STAGE_STRIDE + s] = dy
-        si[NX * STAGE_STRIDE + s] = nx
-        si[NY * STAGE_STRIDE + s] = ny
-        si[PX * STAGE_STRIDE + s] = pxi
-        si[PY * STAGE_STRIDE + s] = pyi
+        sw[NX * STAGE_STRIDE + s] = nx
+        sw[NY * STAGE_STRIDE + s] = ny
+        sw[PX * STAGE_STRIDE + s] = np.int32(px)
+        sw[PY * STAGE_STRIDE + s] = np.int32(py)
         si[BASE * STAGE_STRIDE + s] = base
-        si[IDX * STAGE_STRIDE + s] = base + ny * row_step + nx
+        si[IDX * STAGE_STRIDE + s] = base + np.int64(ny) * row_step + np.int64(nx)
         si[STATE * STAGE_STRIDE + s] = np.int64(good)  # SURE or 0
 
 
 @internal(error_model="numpy")
-def _advance(flat, row_step, lf, li):
+def _advance(flat, row_step, lf, li, lw):
     """One pass: every lane leaves its cell's empty square and enters the next cell.
 
     Sets STATE to SURE for the lanes whose ray walks on. The value of the cell a
@@ -245,20 +259,23 @@ def _advance(flat, row_step, lf, li):
     the lane then keeps the state of the crossing into that cell.
     """
     top = np.int64(flat.shape[0] - 1)
+    row_step32 = np.int32(row_step)
     for t in range(LANES):  # the loads (indirect: kept out of the SIMD loop)
-        li[CURRENT * LANE_STRIDE + t] = flat[li[IDX * LANE_STRIDE + t]]
+        lw[CURRENT * LANE_STRIDE + t] = flat[li[IDX * LANE_STRIDE + t]]
     for t in range(LANES):
-        value = li[CURRENT * LANE_STRIDE + t]
+        value = lw[CURRENT * LANE_STRIDE + t]
         negative = value < 0
-        r = max(value, 0)
-        px = li[PX * LANE_STRIDE + t]
-        py = li[PY * LANE_STRIDE + t]
-        sx = 2 * px - 1
-        sy = 2 * py - 1
-        old_nx = li[NX * LANE_STRIDE + t]
-        old_ny = li[NY * LANE_STRIDE + t]
-        x_line = old_nx + sx * r
-        y_line = old_ny + sy * r
+        r = max(value, np.int32(0))
+        px = lw[PX * LANE_STRIDE + t]
+        py = lw[PY * LANE_STRIDE + t]
+        # (Numba computes with int32 in int64: each result is cast back, so
+        # that LLVM keeps the lanes' arithmetic and conversions in int32)
+        sx = np.int32(2 * px - 1)
+        sy = np.int32(2 * py - 1)
+        old_nx = lw[NX * LANE_STRIDE + t]
+        old_ny = lw[NY * LANE_STRIDE + t]
+        x_line = np.int32(old_nx + sx * r)
+        y_line = np.int32(old_ny + sy * r)
         u0 = lf[U0 * LANE_STRIDE + t]
         v0 = lf[V0 * LANE_STRIDE + t]
         ax = float(x_line) - u0
@@ -278,10 +295,10 @@ def _advance(flat, row_step, lf, li):
         estimate = col_at_y if y_first else row_at_x
         start = u0 if y_first else v0
         distance = distance_y if y_first else distance_x
-        floor = math.floor(estimate)
+        floor = np.floor(estimate)  # a float (math.floor gives an int64: no SIMD)
         frac = estimate - floor
         bound = ESTIMATE_ERROR * (abs(estimate) + abs(start)) + 1e-300
-        landed = np.int64(floor)
+        landed = np.int32(floor)
         over = distance > lf[HI_D * LANE_STRIDE + t]
         sure = (
             (abs(diff) > tol)
@@ -289,12 +306,13 @@ def _advance(flat, row_step, lf, li):
             & (frac < 1.0 - bound)
             & ((distance < lf[LO_D * LANE_STRIDE + t]) | over)
         )
-        nx = (landed + px) if y_first else (x_line + sx)
-        ny = (y_line + sy) if y_first else (landed + py)
-        next_idx = min(max(li[BASE * LANE_STRIDE + t] + ny * row_step + nx, 0), top)
+        nx = np.int32(landed + px) if y_first else np.int32(x_line + sx)
+        ny = np.int32(y_line + sy) if y_first else np.int32(landed + py)
+        offset = np.int64(ny) * np.int64(row_step32) + np.int64(nx)
+        next_idx = min(max(li[BASE * LANE_STRIDE + t] + offset, 0), top)
         # a ray that stands in a wall keeps the crossing that brought it there
-        li[NX * LANE_STRIDE + t] = old_nx if negative else nx
-        li[NY * LANE_STRIDE + t] = old_ny if negative else ny
+        lw[NX * LANE_STRIDE + t] = old_nx if negative else nx
+        lw[NY * LANE_STRIDE + t] = old_ny if negative else ny
         idx = li[IDX * LANE_STRIDE + t]
         li[IDX * LANE_STRIDE + t] = idx if negative else next_idx
         axis = lf[AXIS * LANE_STRIDE + t]
@@ -438,10 +456,12 @@ def cast_lanes_at(kind, counter, hi, m, maps, rays, beams, out, full, walk_at):
     row_step = np.int64(cols + 2)
     lf = np.zeros(N_FLOAT * LANE_STRIDE)
     li = np.zeros(N_INT * LANE_STRIDE, dtype=np.int64)  # every lane idle: STATE 0, IDX 0
+    lw = np.zeros(N_WORD * LANE_STRIDE, dtype=np.int32)
     for t in range(LANES):
         li[RAY * LANE_STRIDE + t] = -1
     sf = np.empty(N_FLOAT * STAGE_STRIDE)
     si = np.empty(N_INT * STAGE_STRIDE, dtype=np.int64)
+    sw = np.empty(N_WORD * STAGE_STRIDE, dtype=np.int32)
     xs = np.empty(STAGE)
     ys = np.empty(STAGE)
     dxs = np.empty(STAGE)
@@ -469,13 +489,13 @@ def cast_lanes_at(kind, counter, hi, m, maps, rays, beams, out, full, walk_at):
                 li[_at(RAY, LANE_STRIDE, t)] = -1
                 hit_axis = lf[_at(AXIS, LANE_STRIDE, t)]
                 outcome = _outcome(
-                    li[_at(STATE, LANE_STRIDE, t)], hit_axis, li[_at(CURRENT, LANE_STRIDE, t)]
+                    li[_at(STATE, LANE_STRIDE, t)], hit_axis, lw[_at(CURRENT, LANE_STRIDE, t)]
                 )
                 if outcome == HIT:
-                    px = li[_at(PX, LANE_STRIDE, t)]
-                    py = li[_at(PY, LANE_STRIDE, t)]
-                    nx = li[_at(NX, LANE_STRIDE, t)]
-                    ny = li[_at(NY, LANE_STRIDE, t)]
+                    px = np.int64(lw[_at(PX, LANE_STRIDE, t)])
+                    py = np.int64(lw[_at(PY, LANE_STRIDE, t)])
+                    nx = np.int64(lw[_at(NX, LANE_STRIDE, t)])
+                    ny = np.int64(lw[_at(NY, LANE_STRIDE, t)])
                     # the line crossed into the wall (a column line when the
                     # axis is 0) and the reference's distance to it, bit for
                     # bit (selects, no branch: the axis is a coin toss)
@@ -523,7 +543,7 @@ def cast_lanes_at(kind, counter, hi, m, maps, rays, beams, out, full, walk_at):
                         break
                     n_staged = min(STAGE, hi - first)
                     _gather(kind, first, n_staged, rays, beams, staged)
-                    _stage(n_staged, first, m, maps, staged, sf, si)
+                    _stage(n_staged, first, m, maps, staged, sf, si, sw)
                     cursor = 0
                 s = cursor
                 cursor += 1
@@ -536,6 +556,8 @@ def cast_lanes_at(kind, counter, hi, m, maps, rays, beams, out, full, walk_at):
                             lf[_at(f, LANE_STRIDE, t)] = sf[_at(f, STAGE_STRIDE, s)]
                     for f in _COPIED_INTS:
                         li[_at(f, LANE_STRIDE, t)] = si[_at(f, STAGE_STRIDE, s)]
+                    for f in _COPIED_WORDS:
+                        lw[_at(f, LANE_STRIDE, t)] = sw[_at(f, STAGE_STRIDE, s)]
                     lf[_at(AXIS, LANE_STRIDE, t)] = NO_CROSSING
                     li[_at(RAY, LANE_STRIDE, t)] = k
                     live += 1
@@ -544,7 +566,7 @@ def cast_lanes_at(kind, counter, hi, m, maps, rays, beams, out, full, walk_at):
                 _cast_alone(k, map_of(m, maps, k), one, out, full, walk_at)
         if live == 0:
             return
-        _advance(flat, row_step, lf, li)
+        _advance(flat, row_step, lf, li, lw)
 
 
 _walk_at = 0  # the one walk's address, once compiled
