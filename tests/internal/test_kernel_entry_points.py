@@ -236,3 +236,24 @@ def test_link_only_can_be_switched_off(monkeypatch):
 
     assert type(halve._cache).__name__ != "NullCache"  # cached, as kernels are
     assert compiled_address(halve, types.float64(types.float64)) != 0
+
+
+def test_lowest_bit_is_the_position_of_the_lowest_set_bit():
+    """The lane kernel finds its stopped lanes by ``lowest_bit`` (count trailing zeros)."""
+    import numpy as np
+    from numba import njit
+
+    from tilecast._kernels.intrinsics import lowest_bit
+
+    @njit
+    def positions(values):
+        out = np.empty(values.shape[0], dtype=np.int64)
+        for k in range(values.shape[0]):
+            out[k] = lowest_bit(values[k])
+        return out
+
+    rng = np.random.default_rng(5)
+    values = [1, 2, 3, 2**63, 2**64 - 1, 0b1011000, *rng.integers(1, 2**63, 50).tolist()]
+    expected = [(v & -v).bit_length() - 1 for v in values]
+    assert positions(np.array(values, dtype=np.uint64)).tolist() == expected
+    assert positions(np.zeros(1, dtype=np.uint64)).tolist() == [64]

@@ -55,6 +55,20 @@ def bits_float(typingctx, bits):
 
 
 @intrinsic
+def lowest_bit(typingctx, bits):
+    """The position of the lowest set bit of a nonzero uint64 (count trailing zeros).
+
+    For ``bits == 0`` the answer is 64.
+    """
+    sig = types.int64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], ir.IntType(1)(0))
+
+    return sig, codegen
+
+
+@intrinsic
 def claim(typingctx, counter, amount):
     """Add ``amount`` to ``counter[0]`` atomically and return its value before.
 

@@ -54,7 +54,7 @@ from numba import njit
 
 from tilecast._kernels import internal
 from tilecast._kernels.beams import SINCOS_RANGE, sincos_near
-from tilecast._kernels.intrinsics import bits_float, claim, float_bits, prefetch
+from tilecast._kernels.intrinsics import bits_float, claim, float_bits, lowest_bit, prefetch
 from tilecast._kernels.jobs import argument_types
 from tilecast._kernels.walk import (
     call_walk,
@@ -76,8 +76,9 @@ from tilecast._walkspec import (
     WalkMap,
 )
 
-#: Rays in flight per thread.
+#: Rays in flight per thread (one bit each in a uint64: the pass returns the stopped lanes).
 LANES = 64
+ALL_LANES = np.uint64(2**64 - 1)
 #: Rays set up together.
 STAGE = 256
 # Fields are stored this many entries apart: an odd number of cache lines, so
@@ -254,12 +255,14 @@ def _stage(count, first, walk_map, maps, staged, sf, si, sw):
 def _advance(flat, row_step, lf, li, lw):
     """One pass: every lane leaves its cell's empty square and enters the next cell.
 
-    Sets STATE to SURE for the lanes whose ray walks on. The value of the cell a
-    lane enters is read at its next pass; a negative value there ends it, and
-    the lane then keeps the state of the crossing into that cell.
+    Sets STATE to SURE for the lanes whose ray walks on, and returns the
+    others as bits (bit t: lane t). The value of the cell a lane enters is
+    read at its next pass; a negative value there ends it, and the lane then
+    keeps the state of the crossing into that cell.
     """
     top = np.int64(flat.shape[0] - 1)
     row_step32 = np.int32(row_step)
+    stopped = np.uint64(0)
     for t in range(LANES):  # the loads (indirect: kept out of the SIMD loop)
         lw[CURRENT * LANE_STRIDE + t] = flat[li[IDX * LANE_STRIDE + t]]
     for t in range(LANES):
@@ -317,11 +320,12 @@ def _advance(flat, row_step, lf, li, lw):
         li[IDX * LANE_STRIDE + t] = idx if negative else next_idx
         axis = lf[AXIS * LANE_STRIDE + t]
         lf[AXIS * LANE_STRIDE + t] = axis if negative else np.float64(y_first)
-        li[STATE * LANE_STRIDE + t] = (
-            SURE * np.int64(sure) + OVER * np.int64(over) + IN_WALL * np.int64(negative)
-        )
+        state = SURE * np.int64(sure) + OVER * np.int64(over) + IN_WALL * np.int64(negative)
+        li[STATE * LANE_STRIDE + t] = state
+        stopped |= np.uint64(state != SURE) << np.uint64(t)
     for t in range(LANES):  # the cells the next pass reads
         prefetch(flat, li[IDX * LANE_STRIDE + t])
+    return stopped
 
 
 @internal
@@ -470,19 +474,16 @@ def cast_lanes_at(kind, counter, hi, m, maps, rays, beams, out, full, walk_at):
     staged = Staged(xs, ys, dxs, dys, limits)
     ray = np.empty(5)  # one ray's input, for the one-ray walk
     alone = Staged(ray[0:1], ray[1:2], ray[2:3], ray[3:4], ray[4:5])
-    stopped = np.empty(LANES, dtype=np.int64)
+    stopped = ALL_LANES  # bit t: lane t has no ray that walks on (at first: every lane)
     first = 0  # the first staged ray's number in the batch
     n_staged = 0
     cursor = 0  # the next staged ray to hand to a lane
     exhausted = False  # the counter has passed hi
     live = 0
     while True:
-        n_stopped = 0
-        for t in range(LANES):
-            stopped[n_stopped] = t
-            n_stopped += li[STATE * LANE_STRIDE + t] != SURE
-        for e in range(n_stopped):
-            t = stopped[e]
+        while stopped != 0:
+            t = lowest_bit(stopped)
+            stopped &= stopped - np.uint64(1)
             k = li[_at(RAY, LANE_STRIDE, t)]
             if k >= 0:  # write the answer of the ray that stopped in lane t
                 live -= 1
@@ -566,7 +567,7 @@ def cast_lanes_at(kind, counter, hi, m, maps, rays, beams, out, full, walk_at):
                 _cast_alone(k, map_of(m, maps, k), one, out, full, walk_at)
         if live == 0:
             return
-        _advance(flat, row_step, lf, li, lw)
+        stopped = _advance(flat, row_step, lf, li, lw)
 
 
 _walk_at = 0  # the one walk's address, once compiled
