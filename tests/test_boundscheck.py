@@ -61,6 +61,7 @@ def start_run(cache_dir: Path) -> Run:
         NUMBA_BOUNDSCHECK="1",
         NUMBA_CACHE_DIR=str(cache_dir),
         TILECAST_BOUNDSCHECK_RUN="1",  # conftest.py: at most BOUNDSCHECK_EXAMPLES per test
+        TILECAST_COMPILE_JOBS="1",  # no compile workers: the session runs beside it
     )
     cache_dir.mkdir(parents=True, exist_ok=True)
     return Run([TESTS / name for name in KERNEL_TESTS], env, cache_dir.parent / "report.txt")
