@@ -13,11 +13,13 @@ tests/test_bodies.py``) or in any narrower selection, the files run in the
 session as usual, and this test is skipped.
 
 The files are chosen so that the two processes seldom need the same kernels
-at the same time (each family compiles once, into the shared cache), and so
-that the side run and the bounds-checked rerun (``test_boundscheck.py``)
-together take about as long as the rest of the session: the geometry
-primitives, the CUDA device code, the loaders' fuzzing and the style checks
-(ruff and mypy), about 130 s of the session's 900 s on a 2-core machine.
+at the same time (each family compiles once, into the shared cache: the
+bodies and the casts come first here, and the session meets them minutes
+later), and so that the side run and the bounds-checked rerun
+(``test_boundscheck.py``, about 600 s of CPU) take about as long as the rest
+of the session: the bodies, the shape casts, the geometry primitives, the
+CUDA device code, the loaders' fuzzing and the style checks (ruff and mypy),
+about 320 s of the 870 s the whole session took alone on a 2-core machine.
 """
 
 from pathlib import Path
@@ -32,6 +34,8 @@ SIDE_RUN = pytest.StashKey[Run]()
 SIDE_SUMMARY = pytest.StashKey[str]()
 
 SIDE_TESTS = (
+    "test_bodies.py",
+    "test_casts.py",
     "test_geometry.py",
     "internal/test_cuda_device_code.py",
     "test_fuzz_loaders.py",
