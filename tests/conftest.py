@@ -106,6 +106,19 @@ def pytest_collection_finish(session):
     if side_files:
         session.items[:] = [item for item in session.items if Path(item.path) not in side_files]
         config.stash[test_side_run.SIDE_RUN] = test_side_run.start_side_run(side_files, folder)
+        _compile_shared_families()
+
+
+def _compile_shared_families() -> None:
+    """Compile (or load) the walk's families here, while the side run starts with
+    files that do not need them: the side run's later files then load them from
+    the cache instead of compiling them a second time beside this process."""
+    from tilecast.startup import run_families
+
+    try:
+        run_families(list(test_side_run.SHARED_FAMILIES))
+    except Exception:  # the tests that use these families will say what failed
+        pass
 
 
 def pytest_sessionfinish(session, exitstatus):

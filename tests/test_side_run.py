@@ -14,12 +14,14 @@ session as usual, and this test is skipped.
 
 The files are chosen so that the two processes seldom need the same kernels
 at the same time (each family compiles once, into the shared cache: the
-bodies and the casts come first here, and the session meets them minutes
-later), and so that the side run and the bounds-checked rerun
-(``test_boundscheck.py``, about 600 s of CPU) take about as long as the rest
-of the session: the bodies, the shape casts, the geometry primitives, the
-CUDA device code, the loaders' fuzzing and the style checks (ruff and mypy),
-about 320 s of the 870 s the whole session took alone on a 2-core machine.
+session compiles the walk's families first, ``SHARED_FAMILIES``, while the
+side run begins with files that do not use them; the side run compiles the
+bodies and the casts, which the session meets minutes later), and so that
+the side run and the bounds-checked rerun (``test_boundscheck.py``, about
+600 s of CPU) take about as long as the rest of the session: the style
+checks (ruff and mypy), the loaders' fuzzing, the geometry primitives, the
+CUDA device code, the bodies and the shape casts, about 320 s of the 870 s
+the whole session took alone on a 2-core machine.
 """
 
 from pathlib import Path
@@ -34,12 +36,19 @@ SIDE_RUN = pytest.StashKey[Run]()
 SIDE_SUMMARY = pytest.StashKey[str]()
 
 SIDE_TESTS = (
-    "test_bodies.py",
-    "test_casts.py",
+    "test_style.py",
+    "test_fuzz_loaders.py",
     "test_geometry.py",
     "internal/test_cuda_device_code.py",
-    "test_fuzz_loaders.py",
-    "test_style.py",
+    "test_bodies.py",
+    "test_casts.py",
+)
+#: The kernel families (``tilecast.startup.FAMILIES``) that both processes need: the
+#: session compiles them first (``conftest.py``), while the side run starts with the
+#: files that do not use them.
+SHARED_FAMILIES = (
+    "single rays (raycast, raycast_all, line_of_sight, traverse)",
+    "raycast_many, scan on a Grid",
 )
 
 
