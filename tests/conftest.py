@@ -39,9 +39,13 @@ def _is_boundscheck(item: pytest.Item) -> bool:
     return item.get_closest_marker("boundscheck") is not None
 
 
+def _is_side_run(item: pytest.Item) -> bool:
+    return getattr(item, "function", None) is test_side_run.test_side_run_passes
+
+
 def _waits_for_a_run(item: pytest.Item) -> bool:
     """The tests that wait for a background run: they go last."""
-    return _is_boundscheck(item) or item.nodeid.endswith("test_side_run_passes")
+    return _is_boundscheck(item) or _is_side_run(item)
 
 
 #: The most examples a hypothesis test runs in the bounds-checked rerun.
@@ -80,7 +84,7 @@ def pytest_deselected(items):
 def _side_files(session: pytest.Session) -> list[Path]:
     """The side run's files that this session collected whole (empty: no side run)."""
     config = session.config
-    if not any(item.nodeid.endswith("test_side_run_passes") for item in session.items):
+    if not any(map(_is_side_run, session.items)):
         return []
     thinned = config.stash.get(_THINNED, set())
     named = {Path(arg.split("::")[0]).resolve() for arg in config.args if "::" in arg}
