@@ -59,24 +59,33 @@ class Time:
     def decimal(self) -> Decimal:
         if self.rational is not None:
             return _dec(self.rational)
-        root = _exact_sqrt(self.disc)
-        if root is not None:  # a rational root (0 included): exactly
-            return _dec((-self.b - root) / self.a)
+        exact = self.exact()
+        if exact is not None:  # a rational root (0 included): exactly
+            return _dec(exact)
         with localcontext() as ctx:
             ctx.prec = _DIGITS
             return (-_dec(self.b) - _dec(self.disc).sqrt()) / _dec(self.a)
 
-    def below(self) -> Fraction:
-        """A rational no greater than the time (exactly it when rational)."""
+    def exact(self) -> Fraction | None:
+        """The time as a rational when it is one (a rational root included), else None."""
         if self.rational is not None:
             return self.rational
+        root = _exact_sqrt(self.disc)
+        return None if root is None else (-self.b - root) / self.a
+
+    def below(self) -> Fraction:
+        """A rational no greater than the time (exactly it when rational)."""
+        exact = self.exact()
+        if exact is not None:
+            return exact
         value = Fraction(self.decimal())
         return value - (abs(value) + 1) / 10**70  # 80 digits: far below the margin
 
     def above(self) -> Fraction:
-        """A rational no less than the time."""
-        if self.rational is not None:
-            return self.rational
+        """A rational no less than the time (exactly it when rational)."""
+        exact = self.exact()
+        if exact is not None:
+            return exact
         value = Fraction(self.decimal())
         return value + (abs(value) + 1) / 10**70
 
