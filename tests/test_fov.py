@@ -603,6 +603,7 @@ def test_parallel_kernels_do_not_depend_on_the_number_of_chunks(chunks):
     origins = np.column_stack([rng.integers(0, 31, 40), rng.integers(0, 23, 40)])
     want = np.stack([fov(solid, o, light_walls=False) for o in origins])
     flat, rows, cols = solid.reshape(-1), 23, 31
+    flat.flags.writeable = False  # as the product passes a map's cells (one compiled signature)
     parts = np.zeros((chunks, rows * cols), dtype=np.int32)
     stamp = np.zeros((chunks, rows * cols), dtype=np.int32)
     each = np.zeros((len(origins), rows * cols), dtype=np.bool_)

@@ -49,6 +49,7 @@ from tilecast._validate import (
     as_shape_rows,
     as_stack_array,
     check_out,
+    writeable,
 )
 from tilecast._walkmap import (
     CLEARANCE_CAP,
@@ -290,8 +291,9 @@ def _stack_raycast(
             "the same number of rows, or one of them a single row per map"
         )
     n = n_directions if n_origins == 1 else n_origins
-    flat_directions = np.ascontiguousarray(
-        np.broadcast_to(direction_array, (count, n, 2)).reshape(-1, 2)
+    # a copy when broadcast, else a view: writeable either way (see writeable())
+    flat_directions = writeable(
+        np.ascontiguousarray(np.broadcast_to(direction_array, (count, n, 2)).reshape(-1, 2))
     )
     if ((flat_directions[:, 0] == 0.0) & (flat_directions[:, 1] == 0.0)).any():
         as_directions_array(flat_directions)  # raises, naming the row

@@ -71,6 +71,11 @@ def internal(
     # compiled into its callers alone (link_only); one called through its
     # address (a signature) needs its own machine code, cached.
     link_only = link_only_options() if signature is None and not by_address else None
+    if link_only is not None and options.get("inline") == "always":
+        from tilecast._kernels.link_only import inlined_options
+
+        options = {k: v for k, v in options.items() if k != "inline"}
+        link_only = inlined_options()
     decorate = njit(
         *signatures,
         cache=link_only is None,

@@ -30,6 +30,7 @@ import threading
 from typing import Any
 
 _OPTIONS: dict[str, Any] | None = None
+_INLINED: dict[str, Any] | None = None
 _TRIED = False
 _LOCK = threading.Lock()
 
@@ -61,6 +62,41 @@ def _build() -> dict[str, Any] | None:
 
         def get_pointer_to_function(self, name: str) -> int:
             return 0  # no machine code of its own
+
+    class InlinedLibrary(LinkOnlyLibrary):
+        """A link-only library whose functions LLVM inlines into every caller."""
+
+        def add_ir_module(self, ir_module: Any) -> None:
+            for function in ir_module.functions:
+                if not function.is_declaration:
+                    function.attributes.discard("noinline")
+                    function.attributes.add("alwaysinline")
+            super().add_ir_module(ir_module)
+
+    @register_pass(mutates_CFG=False, analysis_only=True)
+    class UseInlinedLibrary(AnalysisPass):
+        """Lower the function into an :class:`InlinedLibrary`."""
+
+        _name = "tilecast_inlined_library"
+
+        def __init__(self) -> None:
+            AnalysisPass.__init__(self)
+
+        def run_pass(self, state: Any) -> bool:
+            if state.library is None:
+                state.library = InlinedLibrary(
+                    state.targetctx.codegen(), state.func_id.func_qualname
+                )
+            return False
+
+    class InlinedCompiler(CompilerBase):  # type: ignore[misc]
+        """Numba's nopython pipeline, lowering into an :class:`InlinedLibrary`."""
+
+        def define_pipelines(self) -> list[Any]:
+            pipeline = DefaultPassBuilder.define_nopython_pipeline(self.state)
+            pipeline.add_pass_after(UseInlinedLibrary, AnnotateTypes)
+            pipeline.finalize()
+            return [pipeline]
 
     @register_pass(mutates_CFG=False, analysis_only=True)
     class UseLinkOnlyLibrary(AnalysisPass):  # type: ignore[misc]
@@ -108,6 +144,8 @@ def _build() -> dict[str, Any] | None:
     if not getattr(cpu.CPUContext.get_executable, "_tilecast_link_only", False):
         get_executable_or_stub._tilecast_link_only = True  # type: ignore[attr-defined]
         cpu.CPUContext.get_executable = get_executable_or_stub
+    global _INLINED
+    _INLINED = {"pipeline_class": InlinedCompiler}
     return {"pipeline_class": LinkOnlyCompiler}
 
 
@@ -131,3 +169,8 @@ def link_only_options() -> dict[str, Any] | None:
                 _OPTIONS = None
             _TRIED = True
     return _OPTIONS
+
+
+def inlined_options() -> dict[str, Any] | None:
+    """Like :func:`link_only_options`, for a helper LLVM inlines into every caller."""
+    return _INLINED if link_only_options() is not None else None

@@ -23,6 +23,7 @@ import math
 import numpy as np
 from numba import njit
 
+from tilecast._kernels import internal
 from tilecast._kernels.beams import sincos
 from tilecast._kernels.shapes import (
     MISS,
@@ -65,14 +66,14 @@ _TWO_PI = 2.0 * math.pi
 _BEYOND = 1.0 + 1e-6  # relative margin of "wholly beyond max_range"
 
 
-@njit(cache=True, inline="always")
+@internal(inline="always")
 def _wrap(d):
     """``d`` in (-pi, pi] for ``abs(d) < 5 pi`` (two corrections, no division)."""
     d = d - _TWO_PI if d > math.pi else (d + _TWO_PI if d <= -math.pi else d)
     return d - _TWO_PI if d > math.pi else (d + _TWO_PI if d <= -math.pi else d)
 
 
-@njit(cache=True, inline="always")
+@internal(inline="always")
 def _sector(px, py, theta, cx, cy, r, limit):
     """(direction - theta, half width) of the bounding circle (c, r) seen from p.
 
@@ -91,7 +92,7 @@ def _sector(px, py, theta, cx, cy, r, limit):
     return _wrap(math.atan2(fy, fx) - turns), math.asin(r / dist)
 
 
-@njit(cache=True)
+@internal
 def _sectors(px, py, theta, shapes, b, sectors, limit):
     """Fill ``sectors`` (K + L, 2) for map ``b``'s circles, then boxes; return how many
     shapes may be met at all (neither free slots nor wholly beyond ``limit``)."""
@@ -118,7 +119,7 @@ def _sectors(px, py, theta, shapes, b, sectors, limit):
     return live
 
 
-@njit(cache=True, inline="always")
+@internal(inline="always")
 def _outside(angle, sector):
     """True when a beam at ``angle`` (from the pose's theta) lies clearly outside ``sector``."""
     if sector[1] >= _ALWAYS or not abs(angle) < 2.0 * _TWO_PI:
@@ -126,7 +127,7 @@ def _outside(angle, sector):
     return abs(_wrap(angle - sector[0])) > sector[1] + _SLACK
 
 
-@njit(cache=True, inline="always")
+@internal(inline="always")
 def _any_shape(angle, sectors):
     """Whether a beam at ``angle`` may meet any shape (else it needs no exact test)."""
     for q in range(sectors.shape[0]):
@@ -135,7 +136,7 @@ def _any_shape(angle, sectors):
     return False
 
 
-@njit(cache=True)
+@internal
 def _runs_apply(angles):
     """Whether the beams' candidates can be found as runs: angles increasing, within 4 pi."""
     n = angles.shape[0]
@@ -147,7 +148,7 @@ def _runs_apply(angles):
     return True
 
 
-@njit(cache=True)
+@internal
 def _mark(angles, first, end, sectors, runs, maybe):
     """Set ``maybe[beam]`` for beams ``first .. end - 1`` that may meet a shape.
 
@@ -185,7 +186,7 @@ def _mark(angles, first, end, sectors, runs, maybe):
             turn += 1
 
 
-@njit(cache=True, inline="always")
+@internal(inline="always")
 def _first_shape(ray, shapes, b, angle, sectors):
     """The first contact of ``ray`` with the circles and boxes of map ``b`` (exact), and
     which shape it is (circles first, then boxes; -1 for none). A tie goes to the lower."""
@@ -215,7 +216,7 @@ def _first_shape(ray, shapes, b, angle, sectors):
     return best, which
 
 
-@njit(cache=True)
+@internal
 def _rounded(e):
     """An expansion's value rounded to a double (its components added smallest first)."""
     total = 0.0
@@ -229,7 +230,7 @@ def _rounded(e):
 _CLOSE_ENOUGH = 1e-13
 
 
-@njit(cache=True)
+@internal
 def _accurate_t(ray, c):
     """The contact's parameter within a few ulps, even where its float estimate is not.
 
@@ -252,7 +253,7 @@ def _accurate_t(ray, c):
     return _rounded(num) / _rounded(den)
 
 
-@njit(cache=True, inline="always")
+@internal(inline="always")
 def _wall_contact(k, normal, cell, inside, ray, u0, v0, du, dv):
     """The exact contact of the wall that ray ``k`` hit (its cell and normal), or a miss.
 
