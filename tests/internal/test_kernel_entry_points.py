@@ -218,6 +218,57 @@ def test_an_internal_helper_is_compiled_only_into_its_callers():
     assert through(compiled_address(thrice, signature), values, 2) == 10.5
 
 
+def test_an_always_inlined_helper_is_marked_for_llvm_and_inlined():
+    """``@internal(inline="always")``: the helper's code is marked ``alwaysinline`` for LLVM
+    (not inlined by Numba's IR inliner); its callers hold no call to it, and compute and
+    raise as with a call."""
+    import numpy as np
+    from numba import njit
+
+    from tilecast._kernels import internal
+    from tilecast._kernels.link_only import inlined_options
+
+    assert inlined_options() is not None
+
+    @internal(inline="always")
+    def scaled_tilecast_probe(values, k):
+        if k < 0:
+            raise ValueError("negative index")
+        return values[k] * 3.0
+
+    @internal
+    def plain_tilecast_probe(values, k):
+        return values[k] * 3.0
+
+    @njit
+    def total(values):
+        s = 0.0
+        for k in range(values.shape[0]):
+            s += scaled_tilecast_probe(values, k) + plain_tilecast_probe(values, k)
+        return s
+
+    values = np.array([1.0, 2.0, 3.5])
+    assert total(values) == 39.0
+    assert scaled_tilecast_probe._compiler.pipeline_class is inlined_options()["pipeline_class"]
+
+    def linked_ir(helper):
+        (compiled,) = helper.overloads.values()
+        return str(compiled.library._get_module_for_linking())
+
+    assert "alwaysinline" in linked_ir(scaled_tilecast_probe)
+    assert "alwaysinline" not in linked_ir(plain_tilecast_probe)
+    caller = total.inspect_llvm(total.signatures[0]).splitlines()
+    assert not [line for line in caller if "scaled_tilecast_probe" in line
+                and line.lstrip().startswith(("define", "declare", "call", "%"))]  # fmt: skip
+
+    @njit
+    def at(values, k):
+        return scaled_tilecast_probe(values, k)
+
+    with pytest.raises(ValueError, match="negative index"):
+        at(values, -1)
+
+
 def test_link_only_can_be_switched_off(monkeypatch):
     """``TILECAST_LINK_ONLY=0``: helpers compile as ordinary cached functions (the fallback
     where Numba's internals differ), with code of their own."""

@@ -60,7 +60,9 @@ def internal(
     imported. Numba gives every compiled function a Python entry wrapper and
     a C wrapper, with their own machine code; a function never called from
     Python needs neither, and leaving them out shortens the first compile
-    (about a tenth for the walk).
+    (about a tenth for the walk). ``inline="always"`` has LLVM inline the
+    helper into its callers (:mod:`tilecast._kernels.link_only`), not
+    Numba's IR inliner (slow to compile, the same machine code).
     """
     from numba import njit
 

@@ -16,6 +16,14 @@ rest of their code as before. Such a helper has no machine code of its own
 and cannot be cached (it is compiled again, cheaply, only when one of its
 callers is); the kernels that call it are cached as before.
 
+A helper declared ``@internal(inline="always")`` is compiled the same way into
+an :class:`InlinedLibrary`, whose functions carry LLVM's ``alwaysinline``:
+LLVM inlines it into every caller when the caller is optimised. Numba's own
+``inline="always"`` inlines at the level of its IR instead, typing the
+inlined body again at every call site, and nested helpers again inside
+each of those: the hash's per-cell visit (four levels deep) took the bodies
+family from 96 s to 137 s of compile on one core, for the same machine code.
+
 This leans on Numba internals (the compiler pipeline, its code library and
 the CPU context's ``get_executable``). Where they are not as expected,
 :func:`link_only_options` gives ``None`` and helpers compile as ordinary
