@@ -97,38 +97,6 @@ def test_no_copy_where_dtype_and_layout_allow():
     np.testing.assert_array_equal(view, points)
 
 
-def test_read_only_inputs_compile_no_second_kernel():
-    """A read-only array (JAX's, np.broadcast_to's) reaches the kernels as a writeable copy:
-    Numba would otherwise compile each kernel again for the read-only type."""
-    import sys
-
-    from numba.core.registry import CPUDispatcher
-
-    def compiled():  # every kernel's compiled signatures, by kernel
-        modules = [m for name, m in list(sys.modules.items()) if name.startswith("tilecast.")]
-        return {f: len(f.signatures) for m in modules for f in vars(m).values()
-                if isinstance(f, CPUDispatcher)}  # fmt: skip
-
-    def calls(wrap):
-        raycast_many(GRID, wrap(ORIGINS), wrap(DIRECTIONS), wrap(np.full(50, 9.0)))
-        raycast_many(STACK, wrap(np.stack([ORIGINS] * 3)), wrap(np.stack([DIRECTIONS] * 3)))
-        scan_many(GRID, wrap(POSES), wrap(ANGLES), 25.0)
-        scan_likelihood(GRID, wrap(POSES), wrap(ANGLES), wrap(np.full(90, 3.0)), max_range=25.0,
-                        table=wrap(np.full((26, 26), 0.1)), table_resolution=1.0)  # fmt: skip
-
-    def read_only(array):
-        view = np.asarray(array).view()
-        view.flags.writeable = False
-        return view
-
-    calls(np.asarray)
-    before = compiled()
-    calls(read_only)
-    calls(jnp.asarray)
-    after = compiled()
-    assert after == before, {f.py_func.__name__ for f in after if after[f] != before.get(f)}
-
-
 @pytest.mark.parametrize("wrap", [DLPackOnly, InterfaceOnly])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_out_is_filled_in_place(wrap, dtype):

@@ -288,3 +288,20 @@ def test_bodies_and_shape_arrays_are_one_way_or_the_other():
     stack = GridStack(np.zeros((2, 4, 4), bool))
     with pytest.raises(TypeError, match="bodies"):
         scan_many(stack, np.zeros((2, 1, 3)) + 0.5, [0.0], 9.0, bodies=hash_)
+
+
+def test_directions_per_ray_or_per_map_take_one_compiled_kernel():
+    """A stack's directions reach the lane kernel writeable whether each ray has its own or
+    each map shares one (np.broadcast_to's read-only view would compile it again)."""
+    from tilecast._load import kernels
+
+    lanes = kernels("lanes")
+    stack = GridStack(np.random.default_rng(8).random((2, 12, 12)) < 0.2, outside="solid")
+    origins = np.full((2, 40, 2), 6.5)
+    angles = np.linspace(0.0, 2.0 * np.pi, 40, endpoint=False)
+    each = np.stack([np.column_stack([np.cos(angles), np.sin(angles)])] * 2)
+    first = raycast_many(stack, origins, each)
+    compiled = len(lanes.cast_lanes_at.signatures)
+    shared = raycast_many(stack, origins, each[:, :1])
+    assert len(lanes.cast_lanes_at.signatures) == compiled
+    np.testing.assert_array_equal(shared.distance, np.broadcast_to(first.distance[:, :1], (2, 40)))

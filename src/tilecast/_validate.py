@@ -238,25 +238,6 @@ def as_real_array(name: str, value: Any) -> np.ndarray:
     return array
 
 
-def writeable(array: NDArray[Any]) -> NDArray[Any]:
-    """``array`` itself when it is writeable, else a writeable copy: what the kernels take.
-
-    The kernels never write their inputs, but Numba types a read-only array
-    (from ``np.asarray`` of a JAX array, ``np.broadcast_to``, a read-only
-    memory map) as another type than a writeable one, and compiles every
-    kernel that takes it once more (seconds each, per combination of flags).
-    Copying the input instead costs a few nanoseconds per number.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> fixed = np.broadcast_to(np.zeros(2), (3, 2))
-    >>> fixed.flags.writeable, writeable(fixed).flags.writeable
-    (False, True)
-    """
-    return array if array.flags.writeable else array.copy()
-
-
 def all_finite(array: np.ndarray) -> bool:
     """Return True when no entry of the float array is NaN or infinite (fast on small arrays)."""
     if array.size <= 16:  # Python is faster than two ufunc calls here
@@ -286,7 +267,7 @@ def as_points_array(name: str, value: Any, *, allow_single: bool = True) -> np.n
         array = array.reshape(1, 2)
     if array.ndim != 2 or array.shape[1] != 2:
         raise ValueError(f"{name} must have shape (N, 2), got {array.shape}")
-    array = writeable(np.ascontiguousarray(array, dtype=np.float64))
+    array = np.ascontiguousarray(array, dtype=np.float64)
     if not all_finite(array):
         raise ValueError(f"{name} must contain only finite values (no NaN or inf)")
     return array
@@ -308,7 +289,7 @@ def as_max_distances(value: Any, n: int) -> NDArray[np.float64]:
         raise ValueError("max_distance must not be NaN")
     if (array < 0).any():
         raise ValueError("max_distance must be non-negative")
-    return writeable(np.ascontiguousarray(array, dtype=np.float64))
+    return np.ascontiguousarray(array, dtype=np.float64)
 
 
 def as_directions_array(value: Any) -> NDArray[np.float64]:
@@ -534,7 +515,7 @@ def as_segments(name: str, value: Any) -> np.ndarray:
         return np.empty((0, 4))
     if array.ndim != 3 or array.shape[1:] != (2, 2):
         raise ValueError(f"{name} must have shape (M, 2, 2), got {array.shape}")
-    array = writeable(np.ascontiguousarray(array, dtype=np.float64).reshape(-1, 4))
+    array = np.ascontiguousarray(array, dtype=np.float64).reshape(-1, 4)
     if not np.isfinite(array).all():
         raise ValueError(f"{name} must contain only finite values (no NaN or inf)")
     return array
@@ -591,11 +572,10 @@ def as_bounds(value: Any) -> tuple[float, float, float, float]:
 def as_angles(angles: Any) -> NDArray[np.float64]:
     """``angles`` as a flat C-contiguous float64 array of finite numbers."""
     if (type(angles) is np.ndarray and angles.dtype == _F64 and angles.ndim == 1
-            and angles.flags.c_contiguous and angles.flags.writeable
-            and all_finite(angles)):  # fmt: skip
+            and angles.flags.c_contiguous and all_finite(angles)):  # fmt: skip
         return angles  # the common case, fast
     array = as_real_array("angles", angles)
-    array = writeable(np.ascontiguousarray(array, dtype=np.float64).reshape(-1))
+    array = np.ascontiguousarray(array, dtype=np.float64).reshape(-1)
     if not np.isfinite(array).all():
         raise ValueError("angles must be finite")
     return array
@@ -604,13 +584,13 @@ def as_angles(angles: Any) -> NDArray[np.float64]:
 def as_poses(poses: Any) -> NDArray[np.float64]:
     """``poses`` as a C-contiguous (P, 3) float64 array of finite ``(x, y, theta)``."""
     if (type(poses) is np.ndarray and poses.dtype == _F64 and poses.ndim == 2
-            and poses.shape[1] == 3 and poses.flags.c_contiguous and poses.flags.writeable
+            and poses.shape[1] == 3 and poses.flags.c_contiguous
             and all_finite(poses)):  # fmt: skip
         return poses  # the common case, fast
     array = as_real_array("poses", poses)
     if array.ndim != 2 or array.shape[1] != 3:
         raise ValueError(f"poses must have shape (P, 3) for (x, y, theta), got {array.shape}")
-    array = writeable(np.ascontiguousarray(array, dtype=np.float64))
+    array = np.ascontiguousarray(array, dtype=np.float64)
     if not np.isfinite(array).all():
         raise ValueError("poses must be finite")
     return array
@@ -628,7 +608,7 @@ def as_stack_array(name: str, value: Any, count: int, width: int) -> NDArray[np.
     if array.shape[0] != count:
         raise ValueError(f"{name} must have one row per map: leading dimension {count} "
                          f"(the stack's B), got shape {array.shape}")  # fmt: skip
-    array = writeable(np.ascontiguousarray(array, dtype=np.float64))
+    array = np.ascontiguousarray(array, dtype=np.float64)
     if not all_finite(array):
         raise ValueError(f"{name} must contain only finite values (no NaN or inf)")
     return array
@@ -642,8 +622,7 @@ def as_shape_rows(name: str, value: Any, count: int | None, width: int) -> NDArr
     it); a row with NaN in only some entries, an infinite entry, or a
     negative radius or half extent is an error naming ``name``.
     """
-    if (type(value) is np.ndarray and value.dtype == _F64 and value.flags.c_contiguous
-            and value.flags.writeable):  # fmt: skip
+    if type(value) is np.ndarray and value.dtype == _F64 and value.flags.c_contiguous:
         fast = _plain_shape_rows(value, count, width)
         if fast is not None:
             return fast
@@ -655,7 +634,7 @@ def as_shape_rows(name: str, value: Any, count: int | None, width: int) -> NDArr
         array = array[None]
     elif array.ndim != 3 or array.shape[0] != count or array.shape[2] != width:
         raise ValueError(f"{name} must have shape {expected} on a stack, got {array.shape}")
-    array = writeable(np.ascontiguousarray(array, dtype=np.float64))
+    array = np.ascontiguousarray(array, dtype=np.float64)
     nan = np.isnan(array)
     empty = nan.all(axis=-1)
     if (nan.any(axis=-1) & ~empty).any():
@@ -773,7 +752,7 @@ def _finite_nonnegative(
     name: str, array: np.ndarray, finite_note: str, sign_note: str
 ) -> NDArray[np.float64]:
     """``array`` as C-contiguous float64 of finite values >= 0, or raise naming ``name``."""
-    array = writeable(np.ascontiguousarray(array, dtype=np.float64))
+    array = np.ascontiguousarray(array, dtype=np.float64)
     if not np.isfinite(array).all():
         raise ValueError(f"{name} must be finite{finite_note}")
     if (array < 0.0).any():
@@ -793,7 +772,7 @@ def as_scan_ranges(ranges: Any, n_poses: int, n_beams: int) -> NDArray[np.float6
             f"ranges must have shape (N, R) = ({n_poses}, {n_beams}): one row per pose, "
             f"one column per angle, got {array.shape}"
         )
-    array = writeable(np.ascontiguousarray(array, dtype=np.float64))
+    array = np.ascontiguousarray(array, dtype=np.float64)
     nan = np.isnan(array)
     if nan.any():
         row, beam = np.argwhere(nan)[0].tolist()

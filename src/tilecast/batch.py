@@ -49,7 +49,6 @@ from tilecast._validate import (
     as_shape_rows,
     as_stack_array,
     check_out,
-    writeable,
 )
 from tilecast._walkmap import (
     CLEARANCE_CAP,
@@ -291,10 +290,12 @@ def _stack_raycast(
             "the same number of rows, or one of them a single row per map"
         )
     n = n_directions if n_origins == 1 else n_origins
-    # a copy when broadcast, else a view: writeable either way (see writeable())
-    flat_directions = writeable(
-        np.ascontiguousarray(np.broadcast_to(direction_array, (count, n, 2)).reshape(-1, 2))
-    )
+    # broadcast only when needed: np.broadcast_to's view is read-only, a type of its own
+    # to Numba (the lane kernel compiled again for it)
+    per_map = direction_array
+    if per_map.shape[1] != n:  # one direction per map, shared by its rays
+        per_map = np.broadcast_to(per_map, (count, n, 2))
+    flat_directions = np.ascontiguousarray(per_map.reshape(-1, 2))
     if ((flat_directions[:, 0] == 0.0) & (flat_directions[:, 1] == 0.0)).any():
         as_directions_array(flat_directions)  # raises, naming the row
     limits = _stack_limits(max_distance, count, n)
