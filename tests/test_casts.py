@@ -710,8 +710,18 @@ def body_scenes(draw):
     return grid, bodies, center, direction, shape
 
 
+def _subnormal_contact_scene():
+    """A box a subnormal below a body's edge: the distance, about 3e-309, a subnormal too
+    (its check by squares once underflowed and passed a distance one step too long)."""
+    bodies = SpatialHash(1.0)
+    bodies.insert(0, segment=((-0.5, 0.25), (0.5, 0.25)))
+    grid = Grid(np.zeros((3, 4), bool), origin=(-1.0, -0.5))
+    return grid, bodies, (0.0, -2.225073858507203e-309), (1.0, 1.0), {"half": (0.25, 0.25)}
+
+
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(body_scenes())
+@example(_subnormal_contact_scene())
 def test_casts_among_every_body_kind_match_the_exact_oracle(scene):
     """The first obstacle exactly (a tie between a cell and a body: the cell), the distance
     never beyond the exact one and within a few ulps of it."""

@@ -43,11 +43,19 @@ class Param:
         return None if root is None else (self.a - root) / self.c
 
     def decimal(self) -> decimal.Decimal:
+        """The value to 200 significant digits (relative: a tiny root keeps its digits)."""
+
         def dec(q: Fraction) -> decimal.Decimal:
             return _CONTEXT.divide(decimal.Decimal(q.numerator), decimal.Decimal(q.denominator))
 
-        return _CONTEXT.divide(_CONTEXT.subtract(dec(self.a), _CONTEXT.sqrt(dec(self.b))),
-                               dec(self.c))  # fmt: skip
+        root = _CONTEXT.sqrt(dec(self.b))
+        if self.a > 0:
+            # a - sqrt(b) = (a^2 - b) / (a + sqrt(b)): no cancellation where sqrt(b) ~ a
+            # (a ray starting a hair outside a circle: a root of 1e-493 read as 0)
+            numerator = dec(self.a * self.a - self.b)
+            return _CONTEXT.divide(numerator, _CONTEXT.multiply(_CONTEXT.add(dec(self.a), root),
+                                                                dec(self.c)))  # fmt: skip
+        return _CONTEXT.divide(_CONTEXT.subtract(dec(self.a), root), dec(self.c))
 
     def __float__(self) -> float:
         value = self.exact()
@@ -69,12 +77,14 @@ class Param:
             return -other._compare_rational(x)
         if y is not None:
             return self._compare_rational(y)
-        gap = _CONTEXT.subtract(self.decimal(), other.decimal())
-        if abs(gap) > decimal.Decimal(10) ** -150:
+        mine, theirs = self.decimal(), other.decimal()
+        gap = _CONTEXT.subtract(mine, theirs)
+        # both hold 200 significant digits: a gap above 1e-150 of the larger is real
+        if abs(gap) > decimal.Decimal(10) ** -150 * max(abs(mine), abs(theirs)):
             return 1 if gap > 0 else -1
         if _resultant(self.quadratic(), other.quadratic()) == 0:
             return 0
-        raise AssertionError("two roots closer than 1e-150 without a common root")
+        raise AssertionError("two roots within 1e-150 (relative) without a common root")
 
     def _compare_rational(self, q: Fraction) -> int:
         """Sign of ``self - q`` for an irrational self: ``(a - sqrt(b))/c - q``."""

@@ -64,7 +64,10 @@ class Time:
             return _dec(exact)
         with localcontext() as ctx:
             ctx.prec = _DIGITS
-            return (-_dec(self.b) - _dec(self.disc).sqrt()) / _dec(self.a)
+            root = _dec(self.disc).sqrt()
+            if self.b < 0:  # -b - sqrt(disc) = (b^2 - disc) / (-b + sqrt(disc)): no cancellation
+                return _dec(self.b * self.b - self.disc) / ((-_dec(self.b) + root) * _dec(self.a))
+            return (-_dec(self.b) - root) / _dec(self.a)
 
     def exact(self) -> Fraction | None:
         """The time as a rational when it is one (a rational root included), else None."""

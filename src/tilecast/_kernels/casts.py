@@ -858,17 +858,30 @@ def _round_down(best, q, work):
 
 @internal
 def _distance(t, dx, dy, work, p):
-    """``t * |(dx, dy)|`` rounded down: ``dist**2 <= t**2 (dx**2 + dy**2)`` exactly."""
+    """``t * |(dx, dy)|`` rounded down: ``dist**2 <= t**2 (dx**2 + dy**2)`` exactly.
+
+    The comparison runs on ``t``, ``(dx, dy)`` and ``dist`` scaled by powers of
+    two (exact) to about 1: the squares of a distance near 1e-308 underflow,
+    and the unscaled test would pass any ``dist``.
+    """
     dist = t * math.hypot(dx, dy)
+    if not dist > 0.0:
+        return dist
+    e_d = math.frexp(max(abs(dx), abs(dy)))[1]
+    e_t = math.frexp(t)[1]
+    sx, sy, st = math.ldexp(dx, -e_d), math.ldexp(dy, -e_d), math.ldexp(t, -e_t)
     for _ in range(8):
-        work[0], work[1] = two_prod(-dist, dist)
-        p[0], p[1] = two_prod(t, dx)
+        sd = math.ldexp(dist, -e_d - e_t)
+        work[0], work[1] = two_prod(-sd, sd)
+        p[0], p[1] = two_prod(st, sx)
         m = _square_into(p, 2, work, 2)
-        p[0], p[1] = two_prod(t, dy)
+        p[0], p[1] = two_prod(st, sy)
         m = _square_into(p, 2, work, m)
-        if dist <= 0.0 or expansion_sign(work[:m]) >= 0:
+        if expansion_sign(work[:m]) >= 0:
             break
         dist = np.nextafter(dist, 0.0)
+        if dist <= 0.0:
+            break
     return dist
 
 
