@@ -17,11 +17,14 @@ at the same time (each family compiles once, into the shared cache: the
 session compiles the walk's families first, ``SHARED_FAMILIES``, while the
 side run begins with files that do not use them; the side run compiles the
 bodies and the casts, which the session meets minutes later), and so that
-the side run and the bounds-checked rerun (``test_boundscheck.py``, about
-600 s of CPU) take about as long as the rest of the session: the style
-checks (ruff and mypy), the loaders' fuzzing, the geometry primitives, the
-CUDA device code, the bodies and the shape casts, about 320 s of the 870 s
-the whole session took alone on a 2-core machine.
+the side run and the bounds-checked rerun (``test_boundscheck.py``) take
+about as long as the rest of the session: the style checks (ruff and
+mypy), the loaders' fuzzing, the geometry primitives, the CUDA device code,
+the bodies and the shape casts, then the array producers, the API's fuzzing
+and Dask. In a fresh clone on a 2-core machine (d61070e, three processes on
+two cores) the side run's first six files took 341 s, the rerun 476 s and
+the session 547 s, ending alone; the last three files took about 90 s of
+the session's.
 """
 
 from pathlib import Path
@@ -42,6 +45,10 @@ SIDE_TESTS = (
     "internal/test_cuda_device_code.py",
     "test_bodies.py",
     "test_casts.py",
+    # last: by the time the side run reaches them the session has compiled what they load
+    "test_arrays.py",
+    "test_fuzz_api.py",
+    "test_dask.py",
 )
 #: The kernel families (``tilecast.startup.FAMILIES``) that both processes need: the
 #: session compiles them first (``conftest.py``), while the side run starts with the
