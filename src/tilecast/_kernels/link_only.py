@@ -81,55 +81,34 @@ def _build() -> dict[str, Any] | None:
                     function.attributes.add("alwaysinline")
             super().add_ir_module(ir_module)
 
-    @register_pass(mutates_CFG=False, analysis_only=True)
-    class UseInlinedLibrary(AnalysisPass):
-        """Lower the function into an :class:`InlinedLibrary`."""
+    def compiler_for(library_class: type, pass_name: str) -> type:
+        """Numba's nopython pipeline, lowering into a ``library_class`` library."""
 
-        _name = "tilecast_inlined_library"
+        @register_pass(mutates_CFG=False, analysis_only=True)
+        class UseLibrary(AnalysisPass):  # type: ignore[misc]
+            _name = pass_name
 
-        def __init__(self) -> None:
-            AnalysisPass.__init__(self)
+            def __init__(self) -> None:
+                AnalysisPass.__init__(self)
 
-        def run_pass(self, state: Any) -> bool:
-            if state.library is None:
-                state.library = InlinedLibrary(
-                    state.targetctx.codegen(), state.func_id.func_qualname
-                )
-            return False
+            def run_pass(self, state: Any) -> bool:
+                if state.library is None:
+                    state.library = library_class(
+                        state.targetctx.codegen(), state.func_id.func_qualname
+                    )
+                return False
 
-    class InlinedCompiler(CompilerBase):  # type: ignore[misc]
-        """Numba's nopython pipeline, lowering into an :class:`InlinedLibrary`."""
+        class Compiler(CompilerBase):  # type: ignore[misc]
+            def define_pipelines(self) -> list[Any]:
+                pipeline = DefaultPassBuilder.define_nopython_pipeline(self.state)
+                pipeline.add_pass_after(UseLibrary, AnnotateTypes)
+                pipeline.finalize()
+                return [pipeline]
 
-        def define_pipelines(self) -> list[Any]:
-            pipeline = DefaultPassBuilder.define_nopython_pipeline(self.state)
-            pipeline.add_pass_after(UseInlinedLibrary, AnnotateTypes)
-            pipeline.finalize()
-            return [pipeline]
+        return Compiler
 
-    @register_pass(mutates_CFG=False, analysis_only=True)
-    class UseLinkOnlyLibrary(AnalysisPass):  # type: ignore[misc]
-        """Lower the function into a :class:`LinkOnlyLibrary`."""
-
-        _name = "tilecast_link_only_library"
-
-        def __init__(self) -> None:
-            AnalysisPass.__init__(self)
-
-        def run_pass(self, state: Any) -> bool:
-            if state.library is None:
-                state.library = LinkOnlyLibrary(
-                    state.targetctx.codegen(), state.func_id.func_qualname
-                )
-            return False
-
-    class LinkOnlyCompiler(CompilerBase):  # type: ignore[misc]
-        """Numba's nopython pipeline, lowering into a :class:`LinkOnlyLibrary`."""
-
-        def define_pipelines(self) -> list[Any]:
-            pipeline = DefaultPassBuilder.define_nopython_pipeline(self.state)
-            pipeline.add_pass_after(UseLinkOnlyLibrary, AnnotateTypes)
-            pipeline.finalize()
-            return [pipeline]
+    LinkOnlyCompiler = compiler_for(LinkOnlyLibrary, "tilecast_link_only_library")
+    InlinedCompiler = compiler_for(InlinedLibrary, "tilecast_inlined_library")
 
     from numba.core.registry import cpu_target
 
@@ -180,5 +159,12 @@ def link_only_options() -> dict[str, Any] | None:
 
 
 def inlined_options() -> dict[str, Any] | None:
-    """Like :func:`link_only_options`, for a helper LLVM inlines into every caller."""
+    """Like :func:`link_only_options`, for a helper LLVM inlines into every caller.
+
+    Examples
+    --------
+    >>> options = inlined_options()
+    >>> options is None or options != link_only_options()
+    True
+    """
     return _INLINED if link_only_options() is not None else None
