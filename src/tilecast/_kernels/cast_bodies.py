@@ -409,6 +409,18 @@ def _edge_offset(q, sx, sy):
     return float(_sign(sy)) * q.hx, -float(_sign(sx)) * q.hy
 
 
+@internal
+def _moved_edge(q, verts, start, count, k):
+    """Edge ``k`` of a polygon: its ends ``a`` and ``b``, the box corner ``o`` that moves
+    it out (:func:`_edge_offset`) and its direction ``b - a`` exactly (wide)."""
+    ax, ay = verts[start + k, 0], verts[start + k, 1]
+    j = start + (k + 1) % count
+    bx, by = verts[j, 0], verts[j, 1]
+    ox, oy = _edge_offset(q, bx - ax, by - ay)
+    sx, sy = w_add(w_of(bx), w_of(ax), -1), w_add(w_of(by), w_of(ay), -1)
+    return ax, ay, bx, by, ox, oy, sx, sy
+
+
 @internal(inline="always")
 def box_polygon(q, verts, start, count, out):
     """A box against a convex polygon (counter-clockwise) or a segment (``count == 2``).
@@ -439,11 +451,7 @@ def box_polygon(q, verts, start, count, out):
         if not has_out or exact_order(tds[1], leave, q) < 0:
             leave[:], has_out = tds[1], True
     for k in range(count):
-        ax, ay = verts[start + k, 0], verts[start + k, 1]
-        j = start + (k + 1) % count
-        bx, by = verts[j, 0], verts[j, 1]
-        ox, oy = _edge_offset(q, bx - ax, by - ay)
-        sx, sy = w_add(w_of(bx), w_of(ax), -1), w_add(w_of(by), w_of(ay), -1)
+        ax, ay, bx, by, ox, oy, sx, sy = _moved_edge(q, verts, start, count, k)
         cd = w_sign(_cross(sx, sy, w_of(q.dx), w_of(q.dy)))
         if cd == 0:
             # parallel: the open side cross(s, c - a - o) > 0 holds always or never
@@ -518,11 +526,7 @@ def _box_polygon_contact(q, verts, start, count, axis, bounds, out):
 def _box_sides(q, px, py, verts, start, count):
     """Exactly: is the box at ``(px, py)`` (wide) in every open half-plane of the polygon's sum?"""
     for k in range(count):
-        ax, ay = verts[start + k, 0], verts[start + k, 1]
-        j = start + (k + 1) % count
-        bx, by = verts[j, 0], verts[j, 1]
-        ox, oy = _edge_offset(q, bx - ax, by - ay)
-        sx, sy = w_add(w_of(bx), w_of(ax), -1), w_add(w_of(by), w_of(ay), -1)
+        ax, ay, _, _, ox, oy, sx, sy = _moved_edge(q, verts, start, count, k)
         wx, wy = w_add(px, _sum2(ax, ox), -1), w_add(py, _sum2(ay, oy), -1)
         if w_sign(_cross(sx, sy, wx, wy)) <= 0:
             return False
