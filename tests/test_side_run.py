@@ -20,11 +20,13 @@ bodies and the casts, which the session meets minutes later), and so that
 the side run and the bounds-checked rerun (``test_boundscheck.py``) take
 about as long as the rest of the session: the style checks (ruff and
 mypy), the loaders' fuzzing, the geometry primitives, the CUDA device code,
-the bodies and the shape casts, then the array producers, the API's fuzzing
-and Dask. In a fresh clone on a 2-core machine (d61070e, three processes on
-two cores) the side run's first six files took 341 s, the rerun 476 s and
-the session 547 s, ending alone; the last three files took about 90 s of
-the session's.
+the bodies and the shape casts, then the array producers, the API's
+fuzzing, Dask and the visibility scene. In a fresh clone on a 2-core
+machine (d61070e, three processes on two cores) the side run's first six
+files took 341 s, the rerun 476 s and the session 547 s, ending alone; with
+the next three files the session took 495 s and the side run 394 s (600 s
+and 490 s in a slower run), so the scene's two files followed (about 45 s
+of the session's).
 """
 
 from pathlib import Path
@@ -49,6 +51,8 @@ SIDE_TESTS = (
     "test_arrays.py",
     "test_fuzz_api.py",
     "test_dask.py",
+    "test_visibility_scene.py",  # the scene family: compiled by the session's first tests
+    "internal/test_scene_expansion.py",
 )
 #: The kernel families (``tilecast.startup.FAMILIES``) that both processes need: the
 #: session compiles them first (``conftest.py``), while the side run starts with the
