@@ -180,9 +180,13 @@ def check_rays(grid, origins, directions, limit, circles, boxes, gaps, ignore_st
             assert got is not None and got.body == row and got.cell == (-1, -1), k
             assert not got.inside
             assert math.isclose(got.distance, distance, rel_tol=1e-13, abs_tol=1e-300)
-            scale = got.distance / math.hypot(*direction)
+            # the direction scaled by a power of two (exact) to about 1 first: a subnormal
+            # direction's norm would overflow the quotient
+            exponent = math.frexp(max(abs(direction[0]), abs(direction[1])))[1]
+            unit = [math.ldexp(c, -exponent) for c in direction]
+            scale = got.distance / math.hypot(*unit)
             for axis in (0, 1):
-                assert math.isclose(got.point[axis], origin[axis] + scale * direction[axis],
+                assert math.isclose(got.point[axis], origin[axis] + scale * unit[axis],
                                     rel_tol=1e-12, abs_tol=1e-9)  # fmt: skip
             assert math.isclose(math.hypot(*got.normal), 1.0, rel_tol=1e-12)
             # the normal faces the ray (a box's edge, a circle's radius)
@@ -208,6 +212,15 @@ def test_raycast_many_with_shapes_matches_the_exact_oracle(data):
     limit = data.draw(st.sampled_from([2.0, 50.0, math.inf]))
     gaps = data.draw(st.sampled_from(["block_if_both", "block_if_either", "open"]))
     check_rays(grid, origins, rays, limit, circles, boxes, gaps, data.draw(st.booleans()))
+
+
+def test_raycast_many_with_shapes_along_a_subnormal_direction():
+    """A case hypothesis found: a direction of about 3e-310 (its norm's quotient overflowed
+    in the check of the hit point, not in tilecast)."""
+    grid = Grid(np.zeros((1, 1), bool))
+    circles, boxes = [(0.5, 0.5, 0.0), (0.5, 0.5, 0.0)], [(0.5, 0.5, 0.5, 0.5, 0.0)]
+    check_rays(grid, [(-0.5, 0.5)], [(3e-310, -2e-310)], 2.0, circles, boxes, "block_if_both",
+               False)  # fmt: skip
 
 
 def test_raycast_many_shapes_on_a_stack_are_each_maps_own():
